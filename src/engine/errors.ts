@@ -1,0 +1,93 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  CancelledError,
+  ConnectionError,
+  NotAcceptableError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  TimeoutError,
+  UpstreamServerError,
+} from '../http/errors.js';
+import { scrubSecrets } from '../log.js';
+import type { ToolDefinition } from './define.js';
+import { quoteUntrusted } from './output.js';
+
+/** Thrown by handlers for a failure they can explain better than a status code. */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+}
+
+/**
+ * The one place that turns failures into what the user reads. The fixed, trusted sentence comes
+ * first; upstream text follows only as quoted data.
+ */
+export function errorResult(tool: ToolDefinition, error: unknown): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error)) }] };
+}
+
+export function validationResult(tool: ToolDefinition, details: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `Invalid input for ${tool.name}; nothing was sent.\n${details}` }],
+  };
+}
+
+function explain(tool: ToolDefinition, error: unknown): string {
+  if (error instanceof ToolFailure) return error.message;
+  if (!(error instanceof ApiError)) {
+    return `${tool.name} failed inside svc-mcp: ${error instanceof Error ? error.message : String(error)}. Nothing suggests the API received a request; please report this.`;
+  }
+  const quoted = quoteUntrusted(error.upstreamMessages);
+  const lines = [headline(tool, error)];
+  if (quoted) lines.push(quoted);
+  if (tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
+    lines.push(writeOutcome(error));
+  }
+  return lines.join('\n');
+}
+
+function headline(tool: ToolDefinition, error: ApiError): string {
+  const hints = tool.errors ?? {};
+  if (error instanceof BadRequestError) {
+    return `The API rejected the input as invalid (400)${hints[400] ? `: ${hints[400]}` : ''}. Fix the field it names and call again.`;
+  }
+  if (error instanceof AuthenticationError) {
+    return 'The API key was refused (401): it is invalid or revoked. Check SVC_API_KEY (a workspace key starting with svc_); a revoked key cannot be restored, so create a new one in the dashboard.';
+  }
+  if (error instanceof PermissionError) {
+    return `The API key is not allowed to do this (403): it lacks the "${tool.scope}" scope this tool needs, or the data belongs to another workspace than the key's. Use a key with the ${tool.scope} scope from the workspace that owns the data.`;
+  }
+  if (error instanceof NotFoundError) {
+    return `Not found (404): ${hints[404] ?? 'the API has no such item in this workspace'}.`;
+  }
+  if (error instanceof NotAcceptableError) {
+    return `The API refused the request (406): ${hints[406] ?? 'the item is not accessible in this state'}.`;
+  }
+  if (error instanceof RateLimitError) {
+    return 'Rate limited by the API (429) even after backing off. The budget (100 requests per 60 s by default) is shared by every client of this key; wait about a minute before retrying.';
+  }
+  if (error instanceof UpstreamServerError) {
+    return error.status === 500
+      ? `The API failed internally (500)${hints[500] ? `; for this route that usually means ${hints[500]}` : ''}.`
+      : `The API is unavailable (${error.status}) and did not recover after retries; try again shortly.`;
+  }
+  if (error instanceof TimeoutError) {
+    return `The API did not answer in time (${error.message}). Raise SVC_TIMEOUT_MS or narrow the request.`;
+  }
+  if (error instanceof CancelledError) return `Cancelled: ${error.message}.`;
+  if (error instanceof ConnectionError) {
+    return `${error.message}. Check SVC_BASE_URL and the network.`;
+  }
+  return `The API answered with HTTP ${error.status ?? 'error'}.`;
+}
+
+function writeOutcome(error: ApiError): string {
+  if (error.status !== undefined && error.status < 500 && error.status !== 408) {
+    return 'The request was refused, so nothing changed; it was not retried.';
+  }
+  return 'The request may or may not have been applied and was sent only once: check the current state (with a list or get tool) before trying again.';
+}

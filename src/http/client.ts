@@ -1,0 +1,220 @@
+import { Pool } from 'undici';
+import type { Logger } from '../log.js';
+import {
+  ApiError,
+  CancelledError,
+  ConnectionError,
+  errorForStatus,
+  RateLimitError,
+  TimeoutError,
+  type RedactedRequest,
+} from './errors.js';
+import type { LimiterRegistry, SlidingWindowLimiter } from './limiter.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path beginning with /v2, parameters already substituted and encoded. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** A read may be retried; a write that may have reached the server never is. */
+  read: boolean;
+  signal?: AbortSignal;
+}
+
+export interface RetryPolicy {
+  /** First backoff; later ones double, each jittered to 50-100 %. */
+  baseMs: number;
+  maxDelayMs: number;
+  maxRetries: number;
+  /** No retry starts after this much time since the first attempt, so a call ends well inside a client's 60 s timeout. */
+  maxElapsedMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxDelayMs: 8000, maxRetries: 4, maxElapsedMs: 25_000 };
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+/** Errors raised before any byte of the request could have been processed. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  limiters: LimiterRegistry;
+  logger: Logger;
+  retry?: RetryPolicy;
+  connections?: number;
+}
+
+/** The one place that talks to the API: auth, JSON, timeouts, cancellation, throttling, retries, typed errors. */
+export class ApiClient {
+  private readonly pool: Pool;
+  private readonly pathPrefix: string;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly options: ApiClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.pathPrefix = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
+    this.retry = options.retry ?? DEFAULT_RETRY;
+  }
+
+  /** A handle that sends every request with this key and passes it through this key's budget. */
+  forKey(apiKey: string): Api {
+    const limiter = this.options.limiters.forKey(apiKey);
+    return { request: <T>(request: ApiRequest) => this.send<T>(apiKey, limiter, request) };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async send<T>(apiKey: string, limiter: SlidingWindowLimiter, request: ApiRequest): Promise<T> {
+    const redacted: RedactedRequest = { method: request.method, path: request.path, query: compactQuery(request.query) };
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await limiter.acquire(request.signal);
+      } catch {
+        throw new CancelledError('The call was cancelled before the request was sent', redacted, undefined, [], false);
+      }
+      let error: ApiError;
+      try {
+        return await this.attempt<T>(apiKey, request, redacted);
+      } catch (caught) {
+        if (!(caught instanceof ApiError)) throw caught;
+        error = caught;
+      }
+      const delay = backoff(this.retry, attempt);
+      if (error instanceof RateLimitError) limiter.pause(delay);
+      const canRetry =
+        isRetryable(error, request.read) &&
+        attempt < this.retry.maxRetries &&
+        Date.now() - started + delay <= this.retry.maxElapsedMs;
+      this.options.logger.warn(
+        { method: request.method, path: request.path, status: error.status, error: error.name, attempt: attempt + 1, retryInMs: canRetry ? delay : undefined },
+        canRetry ? 'upstream request failed; retrying' : 'upstream request failed',
+      );
+      if (!canRetry) throw error;
+      await sleep(delay, request.signal).catch(() => {
+        throw new CancelledError('The call was cancelled while waiting to retry', redacted, undefined, [], false);
+      });
+    }
+  }
+
+  private async attempt<T>(apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const hasBody = request.body !== undefined;
+    const startedAt = Date.now();
+    let response;
+    try {
+      response = await this.pool.request({
+        method: request.method,
+        path: this.pathPrefix + request.path + encodeQuery(request.query),
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          accept: 'application/json',
+          ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        },
+        body: hasBody ? JSON.stringify(request.body) : undefined,
+        signal,
+      });
+    } catch (caught) {
+      throw this.transportError(caught, request, redacted, timeout);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (caught) {
+      throw this.transportError(caught, request, redacted, timeout);
+    }
+    const body = parseJson(text);
+    this.options.logger.debug(
+      { method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt },
+      'upstream request',
+    );
+    if (response.statusCode >= 200 && response.statusCode < 300) return body as T;
+    throw errorForStatus(response.statusCode, body, redacted);
+  }
+
+  private transportError(caught: unknown, request: ApiRequest, redacted: RedactedRequest, timeout: AbortSignal): ApiError {
+    if (request.signal?.aborted) {
+      return new CancelledError('The call was cancelled; the request may already have reached the API', redacted);
+    }
+    if (timeout.aborted) {
+      return new TimeoutError(`No response within ${this.options.timeoutMs} ms`, redacted);
+    }
+    const code = errorCode(caught);
+    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+    return new ConnectionError(`Could not reach the API (${code ?? 'connection error'})`, redacted, undefined, [], !notSent);
+  }
+}
+
+export interface Api {
+  request<T = unknown>(request: ApiRequest): Promise<T>;
+}
+
+function isRetryable(error: ApiError, read: boolean): boolean {
+  if (error instanceof ConnectionError) return read || !error.mayHaveReachedServer;
+  return read && error.status !== undefined && RETRYABLE_STATUS.has(error.status);
+}
+
+function backoff(policy: RetryPolicy, attempt: number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** attempt);
+  return Math.round(ceiling * (0.5 + Math.random() * 0.5));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function errorCode(caught: unknown): string | undefined {
+  for (let current: unknown = caught; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    if (code === 'UND_ERR_SOCKET') return 'socket closed';
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function compactQuery(query: ApiRequest['query']): Record<string, unknown> | undefined {
+  if (!query) return undefined;
+  const entries = Object.entries(query).filter(([, value]) => value !== undefined && value !== null);
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+/** Arrays are sent comma-separated, which the API accepts for every array parameter. */
+export function encodeQuery(query: ApiRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,62 @@
+/** What an error may say about the request that failed: never headers, never the key. */
+export interface RedactedRequest {
+  method: string;
+  path: string;
+  query?: Record<string, unknown>;
+}
+
+/** Base of every failure the HTTP core reports; `status` is absent when no response arrived. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly request: RedactedRequest,
+    readonly status?: number,
+    /** Upstream `message` text (the spec allows a string or a list), quoted as data only. */
+    readonly upstreamMessages: string[] = [],
+    /** Whether the request may have reached the server (decides whether a write can be retried). */
+    readonly mayHaveReachedServer = true,
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
+export class AuthenticationError extends ApiError { override name = 'AuthenticationError'; }
+export class PermissionError extends ApiError { override name = 'PermissionError'; }
+export class NotFoundError extends ApiError { override name = 'NotFoundError'; }
+export class NotAcceptableError extends ApiError { override name = 'NotAcceptableError'; }
+export class RateLimitError extends ApiError { override name = 'RateLimitError'; }
+export class UpstreamServerError extends ApiError { override name = 'UpstreamServerError'; }
+/** Any other 4xx the spec does not describe. */
+export class ClientRequestError extends ApiError { override name = 'ClientRequestError'; }
+export class ConnectionError extends ApiError { override name = 'ConnectionError'; }
+export class TimeoutError extends ApiError { override name = 'TimeoutError'; }
+export class CancelledError extends ApiError { override name = 'CancelledError'; }
+
+type ErrorClass = new (...args: ConstructorParameters<typeof ApiError>) => ApiError;
+
+const CLASS_BY_STATUS: Record<number, ErrorClass> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  406: NotAcceptableError,
+  429: RateLimitError,
+};
+
+/** Reads the spec's error body `{statusCode, message: string | string[], error}`, tolerating anything else. */
+export function upstreamMessagesOf(body: unknown): string[] {
+  if (body && typeof body === 'object' && 'message' in body) {
+    const message = (body as { message: unknown }).message;
+    if (typeof message === 'string') return [message];
+    if (Array.isArray(message)) return message.filter((item): item is string => typeof item === 'string');
+  }
+  if (typeof body === 'string' && body.trim()) return [body.trim().slice(0, 500)];
+  return [];
+}
+
+export function errorForStatus(status: number, body: unknown, request: RedactedRequest): ApiError {
+  const ErrorType = CLASS_BY_STATUS[status] ?? (status >= 500 ? UpstreamServerError : ClientRequestError);
+  return new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, upstreamMessagesOf(body));
+}

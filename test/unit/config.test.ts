@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, helpText, loadConfig, OPTIONS, parseRateLimit } from '../../src/config.js';
+
+const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test' };
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig([], base);
+    expect(config).toMatchObject({ toolsets: 'all', readOnly: false, confirm: 'writes', rateLimit: { limit: 100, windowMs: 60_000 }, timeoutMs: 30_000, logLevel: 'info', transport: 'stdio', httpHost: '127.0.0.1', httpPort: 3000 });
+  });
+  it('reads flags over environment variables', () => {
+    const config = loadConfig(['--read-only', '--toolsets', 'agents,conversations', '--confirm=destructive', '--rate-limit', '10/2s'], { ...base, SVC_READ_ONLY: 'false' });
+    expect(config).toMatchObject({ readOnly: true, toolsets: ['agents', 'conversations'], confirm: 'destructive', rateLimit: { limit: 10, windowMs: 2000 } });
+  });
+  it('explains bad values by name', () => {
+    expect(() => loadConfig([], { ...base, SVC_CONFIRM: 'always' })).toThrow(/SVC_CONFIRM must be writes, destructive or none/);
+    expect(() => parseRateLimit('100 per minute')).toThrow(ConfigError);
+    expect(() => loadConfig([], { SVC_BASE_URL: 'http://x' })).toThrow(/SVC_API_KEY is required/);
+    expect(() => loadConfig([], { ...base, SVC_API_KEY: 'abc' })).toThrow(/must start with svc_/);
+    expect(() => loadConfig(['--frobnicate'], base)).toThrow(/Unknown option --frobnicate/);
+  });
+  it('needs no key or URL with --sandbox', () => {
+    expect(loadConfig(['--sandbox'], {}).sandbox).toBe(true);
+  });
+  it('documents every option in --help', () => {
+    const help = helpText();
+    for (const option of OPTIONS) {
+      expect(help).toContain(option.flag);
+      expect(help).toContain(option.env);
+    }
+  });
+});

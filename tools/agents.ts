@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defined } from './common.js';
+import { guide } from './guide.js';
+
+const listAgents = defineTool({
+  name: 'list_agents',
+  title: 'List agents',
+  group: 'agents',
+  scope: 'read',
+  description: 'Lists the workspace\'s AI support agents (bots) with their ids. Start here: most tools need a botId from this list.',
+  input: z.object({}),
+  route: { method: 'GET', path: '/v2/bots/public' },
+  transform: (agents) => ({ agents }),
+  list: {
+    items: 'agents',
+    compact: (agent) => defined({ id: agent.id, name: agent.name, description: agent.description, channels: agent.channels, isActive: agent.isActive }),
+    more: 'Use view "full" on fewer fields or read svc://agents.',
+  },
+});
+
+export const agents: ToolGroup = {
+  name: 'agents',
+  description: 'The workspace\'s AI support agents.',
+  tools: [listAgents],
+  resources: [
+    guide,
+    {
+      name: 'agents',
+      title: 'Agents',
+      description: 'Every agent of the workspace with its id (the botId other tools take).',
+      uri: 'svc://agents',
+      tool: 'list_agents',
+    },
+  ],
+};

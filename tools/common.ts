@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** Fields that carry text written by customers, agents or document authors. */
+export const UNTRUSTED_TEXT = ['message', 'subjectPreview', 'feedback', 'content', 'mainKnowledge', 'agentInstruction', 'error', 'summary', 'reasoning', 'feedbackNote'] as const;
+
+export const channelEnum = z.enum(['chat', 'email']);
+
+/** Source values of conversations: the documented ones plus lowercase names of connected platforms. */
+export const conversationSource = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
+
+/** Inputs the spec lists as arrays also accept one value. */
+export function oneOrMany<T extends z.ZodTypeAny>(item: T) {
+  return z.union([item, z.array(item).min(1, 'must not be empty')]).transform((value) => (Array.isArray(value) ? value : [value]) as z.output<T>[]);
+}
+
+/** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters. */
+export function searchText(description: string) {
+  return z
+    .string()
+    .refine((text) => text.trim().length > 0, 'must not be blank')
+    .refine((text) => text.trim().length <= 100, 'must be at most 100 characters')
+    .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
+    // eslint-disable-next-line no-control-regex
+    .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must not contain control characters')
+    .describe(description);
+}
+
+export const DAY_MS = 86_400_000;
+
+/** Shortens message text in compact views; the full view has it whole. */
+export function preview(text: unknown, length = 240): unknown {
+  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+export function defined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null));
+}

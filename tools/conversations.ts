@@ -1,0 +1,334 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { z } from 'zod';
+import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { ToolFailure } from '../src/engine/errors.js';
+import { idInput, timeInput } from '../src/engine/inputs.js';
+import { channelEnum, conversationSource, DAY_MS, defined, oneOrMany, preview, searchText, UNTRUSTED_TEXT } from './common.js';
+import { triageNegativeAnswers } from './prompts.js';
+
+const MAX_WINDOW_MS = 90 * DAY_MS;
+const DEFAULT_WINDOW_MS = 7 * DAY_MS;
+
+const filters = {
+  since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days before until.').optional(),
+  until: timeInput('End (inclusive) of the window. Default: now.').optional(),
+  botId: z.string().min(1).optional().describe('Only this agent\'s conversations (ids from list_agents).'),
+  source: oneOrMany(conversationSource).optional().describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
+  channel: oneOrMany(channelEnum).optional(),
+  question: searchText('Case-insensitive substring of customer messages (max 100 chars; no %, _ or control characters).').optional(),
+  answer: searchText('Same rules, over the agent\'s answers. With question, both must match.').optional(),
+  csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5.'),
+};
+
+/** The upstream's defaults made explicit, so the window rules can be checked before sending. */
+function window(input: { since?: number; until?: number }, now = Date.now()): { since: number; until: number } {
+  const until = input.until ?? now;
+  return { since: input.since ?? until - DEFAULT_WINDOW_MS, until };
+}
+
+function checkWindow(input: { since?: number; until?: number }, context: z.RefinementCtx, maxMs: number | undefined): void {
+  const { since, until } = window(input);
+  if (since >= until) {
+    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message: 'must be earlier than until' });
+  } else if (maxMs !== undefined && until - since > maxMs) {
+    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message: 'window from since to until must be at most 90 days (export_conversations takes longer windows)' });
+  }
+}
+
+const listInput = z
+  .object({
+    ...filters,
+    limit: z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').optional().describe('Page size 1-100 (default 50).'),
+    cursor: z.string().min(1).optional().describe('nextCursor or prevCursor of a previous page.'),
+    direction: z.enum(['next', 'previous']).optional().describe('With cursor: next = older (default), previous = newer.'),
+  })
+  .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS));
+
+const attachment = z.object({ storageUrl: z.string(), storagePath: z.string(), originalUrl: z.string(), contentType: z.string(), expiresAt: z.number(), sizeBytes: z.number() }).partial().passthrough();
+const articleRef = z.object({ id: z.string(), title: z.string().optional(), documentUrl: z.string().nullable().optional() }).passthrough();
+const event = z
+  .object({
+    id: z.string(),
+    interactionId: z.string(),
+    createdAt: z.number(),
+    role: z.string(),
+    type: z.string(),
+    message: z.string().nullable(),
+    externalId: z.string().nullable(),
+    externalCreatedAt: z.number().nullable(),
+    csatRating: z.number().nullable(),
+    feedback: z.string().nullable(),
+    approved: z.boolean().nullable(),
+    resolved: z.boolean().nullable(),
+    attachments: z.array(attachment),
+    tags: z.array(z.object({ id: z.string(), name: z.string(), groupId: z.string().nullable() }).partial().passthrough()),
+    usedArticles: z.array(articleRef),
+  })
+  .partial()
+  .passthrough();
+const conversation = z
+  .object({
+    id: z.string(),
+    createdAt: z.number(),
+    externalCreatedAt: z.number().nullable(),
+    source: z.string(),
+    channel: z.string(),
+    status: z.string().nullable(),
+    externalId: z.string().nullable(),
+    url: z.string().nullable(),
+    subjectPreview: z.string().nullable(),
+    hasFeedback: z.boolean(),
+    resolved: z.boolean().nullable(),
+    userAttributes: z.record(z.unknown()).nullable(),
+    usedArticles: z.array(articleRef),
+    usedSubfolders: z.array(z.object({ id: z.string(), title: z.string() }).partial().passthrough()),
+    events: z.array(event),
+    eventCount: z.number(),
+    negativeFeedback: z.number(),
+  })
+  .partial()
+  .passthrough();
+
+function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
+  return defined({
+    id: item.id,
+    createdAt: item.createdAt,
+    role: item.role,
+    type: item.type,
+    message: preview(item.message),
+    approved: item.approved,
+    resolved: item.resolved,
+    feedback: item.feedback,
+    csatRating: item.csatRating,
+    usedArticles: Array.isArray(item.usedArticles) && item.usedArticles.length ? (item.usedArticles as Array<{ title?: string }>).map((article) => article.title) : undefined,
+  });
+}
+
+function compactConversation(item: Record<string, unknown>): Record<string, unknown> {
+  const events = Array.isArray(item.events) ? (item.events as Record<string, unknown>[]) : [];
+  return defined({
+    id: item.id,
+    createdAt: item.createdAt,
+    channel: item.channel,
+    source: item.source,
+    status: item.status,
+    subjectPreview: item.subjectPreview,
+    hasFeedback: item.hasFeedback,
+    resolved: item.resolved,
+    negativeFeedback: events.filter((entry) => entry.approved === false).length,
+    eventCount: events.length,
+    events: events.map(compactEvent),
+  });
+}
+
+const conversationList = {
+  items: 'interactions',
+  compact: compactConversation,
+  more: 'Lower limit, narrow the window or filters, or page on with nextCursor.',
+};
+
+const listConversations = defineTool({
+  name: 'list_conversations',
+  title: 'List conversations',
+  group: 'conversations',
+  scope: 'read',
+  description:
+    'Lists conversations with their events and feedback, newest first, one page at a time (window at most 90 days; default last 7 days). Use cursor with nextCursor for older pages. For longer windows or everything at once use export_conversations.',
+  input: listInput,
+  route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
+  output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
+  list: conversationList,
+  untrusted: UNTRUSTED_TEXT,
+  errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
+});
+
+const exportInput = z
+  .object({
+    ...filters,
+    feedback: z.enum(['negative', 'positive', 'any']).optional().describe('Keep only conversations with a thumbs-down (negative) or thumbs-up (positive) event. Default any.'),
+    maxConversations: z.number().int().min(1).max(100_000).optional().describe('Stop after this many (default 500).'),
+    outputFile: z
+      .string()
+      .regex(/^[\w.-]+\.ndjson$/, 'must be a plain file name ending in .ndjson (no folders)')
+      .optional()
+      .describe('Write every conversation in full as NDJSON to this file in the export folder and return a summary (local stdio only).'),
+  })
+  .superRefine((input, context) => checkWindow(input, context, undefined));
+
+type ExportInput = z.output<typeof exportInput>;
+
+/** Newest window first, each at most 90 days, inclusive ends that do not overlap. */
+export function splitWindow(since: number, until: number): Array<{ since: number; until: number }> {
+  const windows: Array<{ since: number; until: number }> = [];
+  for (let end = until; end >= since; end -= MAX_WINDOW_MS + 1) {
+    windows.push({ since: Math.max(since, end - MAX_WINDOW_MS), until: end });
+  }
+  return windows;
+}
+
+function matchesFeedback(item: Record<string, unknown>, feedback: ExportInput['feedback']): boolean {
+  if (!feedback || feedback === 'any') return true;
+  const events = Array.isArray(item.events) ? (item.events as Array<{ approved?: unknown }>) : [];
+  return events.some((entry) => entry.approved === (feedback === 'positive'));
+}
+
+interface Page {
+  interactions: Record<string, unknown>[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+async function exportConversations(input: ExportInput, context: ToolContext): Promise<unknown> {
+  const { since, until } = window(input);
+  const windows = splitWindow(since, until);
+  const max = input.maxConversations ?? 500;
+  const filterArgs = { botId: input.botId, source: input.source, channel: input.channel, question: input.question, answer: input.answer, csat: input.csat };
+  if (input.outputFile && !context.local) throw new ToolFailure('outputFile is only available when svc-mcp runs locally over stdio; call without it to get the conversations in the result.');
+
+  const file = input.outputFile ? path.join(context.config.exportDir, input.outputFile) : undefined;
+  if (file) await mkdir(context.config.exportDir, { recursive: true });
+  const stream = file ? createWriteStream(file, { flags: 'w' }) : undefined;
+  const kept: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  let scanned = 0;
+  let pages = 0;
+  let stoppedAtMax = false;
+  try {
+    for (const [index, range] of windows.entries()) {
+      let cursor: string | undefined;
+      let windowPages = 0;
+      do {
+        if (context.signal.aborted) throw new ToolFailure(`Export cancelled after ${kept.length} conversations; nothing else was fetched.`);
+        const page = (await context.call('list_conversations', { ...filterArgs, ...range, limit: 100, cursor })) as Page;
+        pages++;
+        windowPages++;
+        for (const item of page.interactions) {
+          const id = String(item.id);
+          scanned++;
+          if (seen.has(id) || !matchesFeedback(item, input.feedback)) continue;
+          seen.add(id);
+          if (kept.length >= max) {
+            stoppedAtMax = true;
+            break;
+          }
+          kept.push(item);
+          if (stream && !stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
+        }
+        cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
+        await context.progress({
+          // Halves the rest of this window's share on each page, so progress only ever grows.
+          progress: index + (cursor ? 1 - 0.5 ** windowPages : 1),
+          total: windows.length,
+          message: `window ${index + 1}/${windows.length}: ${kept.length} conversations kept of ${scanned} scanned`,
+        });
+      } while (cursor && !stoppedAtMax);
+      if (stoppedAtMax) break;
+    }
+  } finally {
+    if (stream) {
+      stream.end();
+      await once(stream, 'close');
+    }
+  }
+  const summary = {
+    since: new Date(since).toISOString(),
+    until: new Date(until).toISOString(),
+    windows: windows.length,
+    pages,
+    scanned,
+    count: kept.length,
+    complete: !stoppedAtMax,
+    ...(stoppedAtMax ? { note: `Stopped at maxConversations=${max}; raise it to export more.` } : {}),
+  };
+  if (file) return { ...summary, file, bytes: (await stat(file)).size };
+  return { ...summary, interactions: kept };
+}
+
+const exportTool = defineTool({
+  name: 'export_conversations',
+  title: 'Export conversations',
+  group: 'conversations',
+  scope: 'read',
+  description:
+    'Fetches every conversation matching the filters over any window (split into 90-day windows, all pages), with progress; optionally only those with negative or positive feedback. Stops at maxConversations (default 500). Locally it can write NDJSON to outputFile and return a summary.',
+  input: exportInput,
+  handler: exportConversations,
+  list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
+  untrusted: UNTRUSTED_TEXT,
+  taskSupport: 'optional',
+});
+
+const generateAnswer = defineTool({
+  name: 'generate_answer',
+  title: 'Send a message and get the agent\'s answer',
+  group: 'conversations',
+  scope: 'write',
+  description:
+    'Sends one message turn. As role user (default) the agent replies; the result lists the created events with usedArticles. Continue a conversation with interactionId, or start one with botId (from list_agents). Text only.',
+  input: z
+    .object({
+      content: z.string().refine((text) => text.trim().length > 0, 'must not be empty').describe('Message text.'),
+      role: z.enum(['user', 'agent', 'svcbot', 'otherbot']).optional().describe('Author role (default user); only user gets a reply.'),
+      interactionId: z.string().min(1).optional().describe('Conversation to continue.'),
+      botId: z.string().min(1).optional().describe('Agent for a new conversation; required without interactionId.'),
+      metadata: z
+        .object({
+          user_attributes: z.record(z.unknown()).optional().describe('Merged into the conversation\'s attributes.'),
+          channel: channelEnum.optional(),
+        })
+        .passthrough()
+        .optional(),
+    })
+    .superRefine((input, context) => {
+      if (!input.interactionId && !input.botId) {
+        context.addIssue({ code: z.ZodIssueCode.custom, path: ['botId'], message: 'botId or interactionId is required' });
+      }
+    }),
+  route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
+  transform: (events) => ({ events }),
+  untrusted: UNTRUSTED_TEXT,
+  errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
+});
+
+const giveFeedback = defineTool({
+  name: 'give_feedback',
+  title: 'Rate an answer',
+  group: 'conversations',
+  scope: 'write',
+  idempotent: true,
+  description:
+    'Records thumbs feedback on one event of a conversation: approved true (up), false (down) or null (clear); the conversation\'s resolved flag is recomputed. Event ids come from list_conversations or generate_answer.',
+  input: z.object({
+    interactionId: idInput('Conversation id.'),
+    eventId: idInput('Event id within that conversation.'),
+    approved: z.boolean().nullable().optional().describe('true thumbs up, false thumbs down, null clears.'),
+  }),
+  route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  errors: {
+    406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
+    500: 'the event or conversation could not be loaded or updated',
+  },
+});
+
+const deleteConversation = defineTool({
+  name: 'delete_conversation',
+  title: 'Delete a conversation',
+  group: 'conversations',
+  scope: 'write',
+  destructive: true,
+  idempotent: true,
+  description: 'Permanently deletes one conversation and its events. The API reports success even for unknown ids, so check the id with list_conversations first.',
+  input: z.object({ interactionId: idInput('Conversation id (from list_conversations).') }),
+  route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  errors: { 500: 'a storage failure while deleting; the conversation may still exist' },
+});
+
+export const conversations: ToolGroup = {
+  name: 'conversations',
+  description: 'Conversations, their events and feedback.',
+  tools: [listConversations, exportTool, generateAnswer, giveFeedback, deleteConversation],
+  prompts: [triageNegativeAnswers],
+};
