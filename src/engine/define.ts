@@ -82,6 +82,8 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   list?: ListShape;
   untrusted?: UntrustedFields;
   errors?: ErrorHints;
+  /** Route tools only: more work after the request succeeded (for example waiting for the jobs it queued). */
+  after?: (response: unknown, input: z.output<Input>, context: ToolContext) => Promise<unknown>;
   /** Turns the upstream response into the tool's result data (for example `null` into an explanation). */
   transform?: (response: unknown, input: z.output<Input>) => unknown;
   /** Long jobs that may run as MCP tasks. */

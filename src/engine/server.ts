@@ -163,6 +163,7 @@ async function runTool(run: RunToolArguments): Promise<CallToolResult> {
         if (decision) return decision;
       }
       data = await run.api.request(request);
+      if (tool.after) data = await tool.after(data, input, context);
     } else if (tool.handler) {
       data = await tool.handler(input, context);
     }

@@ -1,0 +1,64 @@
+import type { ToolContext } from './define.js';
+
+export interface PollOptions<T> {
+  /** Fetches the current state of everything still pending; called once per round. */
+  fetch: () => Promise<T>;
+  /** True when the job is over. */
+  done: (state: T) => boolean;
+  /** One line for the progress notification of this round. */
+  describe: (state: T) => { progress: number; total?: number; message: string };
+  timeoutSeconds: number;
+  /** First pause between rounds; it grows by half each round up to `maxIntervalMs`. */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+}
+
+export type PollOutcome<T> =
+  | { status: 'done'; state: T; rounds: number }
+  | { status: 'timeout' | 'cancelled'; state: T | undefined; rounds: number };
+
+/**
+ * Polls until done, a timeout or cancellation. Every fetch goes through the shared limiter, and
+ * the pause grows so that a long wait spends little of the budget. Never throws on cancel or
+ * timeout: the caller reports what is still pending.
+ */
+export async function pollUntil<T>(context: ToolContext, options: PollOptions<T>): Promise<PollOutcome<T>> {
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  const maxInterval = options.maxIntervalMs ?? 10_000;
+  let interval = options.intervalMs ?? 1000;
+  let state: T | undefined;
+  let rounds = 0;
+  while (true) {
+    if (context.signal.aborted) return { status: 'cancelled', state, rounds };
+    try {
+      state = await options.fetch();
+    } catch (error) {
+      if (context.signal.aborted) return { status: 'cancelled', state, rounds };
+      throw error;
+    }
+    rounds++;
+    await context.progress(options.describe(state));
+    if (options.done(state)) return { status: 'done', state, rounds };
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return { status: 'timeout', state, rounds };
+    const cancelled = await pause(Math.min(interval, remaining), context.signal);
+    if (cancelled) return { status: 'cancelled', state, rounds };
+    interval = Math.min(maxInterval, Math.round(interval * 1.5));
+  }
+}
+
+/** Resolves true when cancelled during the pause. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(true);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+
+let sandbox: Sandbox;
+let server: Connection;
+const results: string[] = [];
+
+async function call(connection: Connection, name: string, args: Record<string, unknown> = {}) {
+  const result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
+  results.push(JSON.stringify(result));
+  return result;
+}
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await sandbox?.close();
+});
+
+beforeEach(() => {
+  sandbox.clearRequests();
+  sandbox.clearFaults();
+});
+
+describe('conversations and agents over stdio', () => {
+  it('lists the conversations and agents tools with all four hints', async () => {
+    const { tools } = await server.client.listTools();
+    const names = tools.map((tool) => tool.name);
+    for (const name of ['list_agents', 'list_conversations', 'export_conversations', 'generate_answer', 'give_feedback', 'delete_conversation']) {
+      expect(names).toContain(name);
+    }
+    for (const tool of tools) {
+      expect(Object.keys(tool.annotations ?? {})).toEqual(expect.arrayContaining(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']));
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('delete_conversation')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get('list_conversations')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+  });
+
+  it('calls each route with the key as a bearer token and nowhere else', async () => {
+    const agents = await call(server, 'list_agents');
+    expect(agents.isError).toBeFalsy();
+    const conversations = await call(server, 'list_conversations', { limit: 5 });
+    expect(conversations.isError).toBeFalsy();
+    const requests = apiRequests(sandbox);
+    expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v2/bots/public', 'GET /v2/hc-interactions/public']);
+    for (const request of requests) {
+      expect(request.keyName).toBe('admin');
+      expect(request.headers['x-api-key']).toBeUndefined();
+      expect(JSON.stringify(request.query)).not.toContain('svc_');
+    }
+    expect(requests[1].query).toMatchObject({ limit: '5' });
+  });
+
+  it('returns compact conversations by default and every field with view full', async () => {
+    const compact = await call(server, 'list_conversations', { since: '30d', limit: 3 });
+    const full = await call(server, 'list_conversations', { since: '30d', limit: 3, view: 'full' });
+    const compactItem = (compact.structuredContent as { interactions: Record<string, unknown>[] }).interactions[0];
+    const fullItem = (full.structuredContent as { interactions: Record<string, unknown>[] }).interactions[0];
+    expect(compactItem.id).toBe(fullItem.id);
+    expect(fullItem).toHaveProperty('usedSubfolders');
+    expect(compactItem).not.toHaveProperty('usedSubfolders');
+    expect(textOf(compact)).toMatch(/createdAt: \d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('refuses every documented input rule by field name without sending anything', async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['list_conversations', { limit: 0 }, 'limit: must be from 1 to 100'],
+      ['list_conversations', { limit: 101 }, 'limit: must be from 1 to 100'],
+      ['list_conversations', { since: '2026-01-10T00:00:00Z', until: '2026-01-01T00:00:00Z' }, 'since: must be earlier than until'],
+      ['list_conversations', { since: '120d' }, 'at most 90 days'],
+      ['list_conversations', { question: '50%_off' }, 'question: must not contain % or _'],
+      ['list_conversations', { answer: 'a'.repeat(101) }, 'answer: must be at most 100 characters'],
+      ['list_conversations', { question: 'tab\there' }, 'question: must not contain control characters'],
+      ['list_conversations', { csat: 6 }, 'csat: must be from 0 to 5'],
+      ['list_conversations', { channel: 'sms' }, 'channel'],
+      ['list_conversations', { direction: 'sideways' }, 'direction: must be one of'],
+      ['generate_answer', { content: '   ', botId: 'b' }, 'content: must not be empty'],
+      ['generate_answer', { content: 'hello' }, 'botId: botId or interactionId is required'],
+      ['generate_answer', { content: 'hello', botId: 'b', role: 'robot' }, 'role: must be one of'],
+      ['give_feedback', { interactionId: 'c', eventId: '' }, 'eventId: must not be empty'],
+      ['give_feedback', { interactionId: 'c', eventId: 'e', approved: 'yes' }, 'approved'],
+      ['delete_conversation', {}, 'interactionId: is required'],
+      ['export_conversations', { since: '10d', until: '20d' }, 'since: must be earlier than until'],
+    ];
+    for (const [tool, args, message] of cases) {
+      const result = await call(server, tool, args);
+      expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(textOf(result)).toContain('nothing was sent');
+      expect(textOf(result)).toContain(message);
+    }
+    expect(apiRequests(sandbox)).toHaveLength(0);
+  });
+
+  it('retries a read after a 429 and succeeds', async () => {
+    sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
+    const result = await call(server, 'list_agents');
+    expect(result.isError).toBeFalsy();
+    expect(apiRequests(sandbox).map((request) => request.status)).toEqual([429, 200]);
+  });
+
+  it('reports a write that got a 500 and sends it only once', async () => {
+    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
+    sandbox.clearRequests();
+    sandbox.injectFaults([{ path: '/v2/hc-interactions/events/public', status: 500, times: 5 }]);
+    const result = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'Where is my order?' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('The API failed internally (500)');
+    expect(textOf(result)).toContain('sent only once');
+    expect(apiRequests(sandbox).filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
+    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
+    const answer = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'How long does shipping take?' });
+    expect(answer.isError).toBeFalsy();
+    const events = (answer.structuredContent as { events: Array<Record<string, unknown>> }).events;
+    const reply = events.find((event) => event.role === 'svcbot')!;
+    expect(reply).toBeDefined();
+    expect((reply.usedArticles as unknown[]).length).toBeGreaterThan(0);
+    expect(textOf(answer)).toContain('untrusted-data');
+
+    const feedback = await call(server, 'give_feedback', { interactionId: reply.interactionId, eventId: reply.id, approved: false });
+    expect(feedback.isError).toBeFalsy();
+    expect(feedback.structuredContent).toMatchObject({ success: true });
+    const post = apiRequests(sandbox).find((request) => request.path.endsWith('/feedback/public'))!;
+    expect(post.body).toEqual({ eventId: reply.id, approved: false });
+  });
+
+  it('explains a 406 from the feedback route', async () => {
+    const result = await call(server, 'give_feedback', { interactionId: 'no-such-conversation', eventId: 'no-such-event', approved: true });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('(406)');
+    expect(textOf(result)).toContain('list_conversations');
+  });
+
+  it('parses object arguments sent as JSON strings', async () => {
+    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
+    const result = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'hello', role: 'agent', metadata: '{"channel":"email"}' });
+    expect(result.isError).toBeFalsy();
+    const post = apiRequests(sandbox).find((request) => request.method === 'POST')!;
+    expect(post.body).toMatchObject({ metadata: { channel: 'email' } });
+  });
+
+  it('exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
+    const progress: string[] = [];
+    const result = (await server.client.callTool({ name: 'export_conversations', arguments: { since: '200d', maxConversations: 1000 } }, undefined, {
+      onprogress: (update) => progress.push(update.message ?? ''),
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const summary = result.structuredContent as { windows: number; count: number; complete: boolean };
+    expect(summary.windows).toBe(3);
+    expect(summary.complete).toBe(true);
+    expect(summary.count).toBeGreaterThan(10);
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    const windows = apiRequests(sandbox).map((request) => Number(request.query.until) - Number(request.query.since));
+    expect(Math.max(...windows)).toBeLessThanOrEqual(90 * 86_400_000);
+
+    const capped = (await call(server, 'export_conversations', { since: '200d', maxConversations: 4 })).structuredContent as { count: number; complete: boolean };
+    expect(capped).toMatchObject({ count: 4, complete: false });
+  });
+
+  it('serves the guide and agents resources and the triage prompt', async () => {
+    const guide = await server.client.readResource({ uri: 'svc://guide' });
+    expect((guide.contents[0] as { text: string }).text).toContain('Ids and where they come from');
+    const agents = await server.client.readResource({ uri: 'svc://agents' });
+    expect((agents.contents[0] as { text: string }).text).toContain('Store Assistant');
+    const prompts = await server.client.listPrompts();
+    expect(prompts.prompts.map((prompt) => prompt.name)).toContain('triage_negative_answers');
+    const prompt = await server.client.getPrompt({ name: 'triage_negative_answers', arguments: { since: '14d' } });
+    expect(JSON.stringify(prompt.messages)).toContain('export_conversations');
+  });
+});
+
+describe('authentication failures', () => {
+  it('explains 401 (invalid or revoked) and 403 (scope or workspace)', async () => {
+    const revoked = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked) });
+    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly, { SVC_CONFIRM: 'none' }) });
+    try {
+      const unauthorized = await call(revoked, 'list_agents');
+      expect(unauthorized.isError).toBe(true);
+      expect(textOf(unauthorized)).toContain('invalid or revoked');
+      const forbidden = await call(readOnly, 'delete_conversation', { interactionId: 'anything' });
+      expect(forbidden.isError).toBe(true);
+      expect(textOf(forbidden)).toMatch(/lacks the "write" scope.*another workspace/);
+      expect(apiRequests(sandbox).filter((request) => request.method === 'GET' && request.status === 401)).toHaveLength(1);
+    } finally {
+      await revoked.close();
+      await readOnly.close();
+    }
+  });
+});
+
+describe('confirmation', () => {
+  it('previews a delete without confirm: true, sends it once with it', async () => {
+    const client = await connect({ env: sandboxEnv(sandbox) });
+    try {
+      const preview = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete' });
+      expect(preview.isError).toBeFalsy();
+      expect(textOf(preview)).toContain('nothing was sent');
+      expect(textOf(preview)).toContain('DELETE /v2/hc-interactions/conv-to-delete/public');
+      expect(apiRequests(sandbox)).toHaveLength(0);
+      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: true });
+      expect(sent.structuredContent).toMatchObject({ success: true });
+      expect(apiRequests(sandbox).filter((request) => request.method === 'DELETE')).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('follows the user\'s answer when the client supports elicitation', async () => {
+    const answers = [
+      { action: 'accept' as const, content: { confirm: true } },
+      { action: 'accept' as const, content: { confirm: false } },
+      { action: 'decline' as const },
+      { action: 'cancel' as const },
+    ];
+    const messages: string[] = [];
+    const client = await connect({
+      env: sandboxEnv(sandbox),
+      elicit: (message) => {
+        messages.push(message);
+        return answers.shift()!;
+      },
+    });
+    try {
+      const yes = await call(client, 'delete_conversation', { interactionId: 'c-yes' });
+      expect(yes.structuredContent).toMatchObject({ success: true });
+      expect(messages[0]).toContain('DELETE /v2/hc-interactions/c-yes/public');
+      for (const id of ['c-no', 'c-decline', 'c-cancel']) {
+        const refused = await call(client, 'delete_conversation', { interactionId: id, confirm: true });
+        expect(textOf(refused)).toContain('nothing was sent');
+      }
+      expect(apiRequests(sandbox).map((request) => request.path)).toEqual(['/v2/hc-interactions/c-yes/public']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('read-only mode', () => {
+  it('neither lists nor accepts write tools', async () => {
+    const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_READ_ONLY: 'true' }) });
+    try {
+      const { tools } = await client.client.listTools();
+      expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+      expect(tools.map((tool) => tool.name)).toContain('list_conversations');
+      await expect(client.client.callTool({ name: 'delete_conversation', arguments: { interactionId: 'x', confirm: true } })).rejects.toThrow(/Unknown tool/);
+      expect(apiRequests(sandbox)).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('rate budget', () => {
+  it('makes 30 concurrent reads against 10 per any 2 s window with zero 429s in about 4 s', async () => {
+    sandbox.setRateLimit(10, 2000);
+    const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_RATE_LIMIT: '10/2s' }) });
+    try {
+      await client.client.listTools();
+      sandbox.clearRequests();
+      const started = Date.now();
+      const calls = await Promise.all(Array.from({ length: 30 }, () => call(client, 'list_agents')));
+      const elapsed = Date.now() - started;
+      expect(calls.every((result) => !result.isError)).toBe(true);
+      const requests = apiRequests(sandbox);
+      expect(requests).toHaveLength(30);
+      expect(requests.filter((request) => request.status === 429)).toHaveLength(0);
+      expect(elapsed).toBeGreaterThanOrEqual(4000);
+      expect(elapsed).toBeLessThan(6500);
+    } finally {
+      sandbox.setRateLimit(100, 60_000);
+      await client.close();
+    }
+  }, 20_000);
+});
+
+describe('secrets', () => {
+  it('never shows the API key in a result or a log line', () => {
+    const everything = results.join('\n') + server.stderr();
+    expect(server.stderr()).toContain('tool call');
+    for (const key of Object.values(sandbox.keys)) expect(everything).not.toContain(key);
+  });
+});

@@ -1,0 +1,9 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SNAPSHOT_PATH = path.join(ROOT, 'test/snapshots/tools-list.json');
+export const MANIFEST_PATH = path.join(ROOT, 'manifest.json');
+export const README_PATH = path.join(ROOT, 'README.md');
+export const TABLE_START = '<!-- tools:start -->';
+export const TABLE_END = '<!-- tools:end -->';

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { objectShape } from '../../src/engine/inputs.js';
+import { catalog } from '../../tools/index.js';
+import { defaultToolList, manifestTools, readmeToolTable } from '../support/catalog-views.js';
+import { MANIFEST_PATH, README_PATH, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
+
+const tools = catalog.flatMap((group) => group.tools);
+const REGENERATE = 'run `npm run snapshot` and review the diff';
+
+/** Design section 2: the names and groups are the public contract. */
+const CONTRACT: Record<string, string[]> = {
+  conversations: ['list_conversations', 'export_conversations', 'generate_answer', 'give_feedback', 'delete_conversation'],
+  agents: ['list_agents'],
+  sources: ['list_provider_resources', 'register_provider_resources', 'crawl_links', 'ingest_sources', 'get_source', 'wait_for_sources'],
+  knowledge: ['initialize_knowledge_tree', 'persist_knowledge_tree', 'generate_knowledge', 'generate_knowledge_bulk', 'get_knowledge_jobs_status'],
+  articles: ['list_articles', 'get_articles', 'create_article', 'update_article', 'create_article_draft', 'publish_article_draft', 'move_article', 'delete_article'],
+  folders: ['list_folders', 'create_folder', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'],
+  actions: ['list_actions', 'create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action', 'test_data_step'],
+  rules: ['list_rule_versions', 'get_rule_version'],
+  replays: ['get_replay'],
+  refine: ['get_refine_session', 'wait_for_refine_session'],
+  testing: ['add_cases_to_criteria_group', 'start_test_set_run'],
+  tags: ['create_tag'],
+};
+
+describe('catalog rules', () => {
+  it('has unique tool names', () => {
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(tools.length);
+  });
+  it('follows the contract: each implemented group has exactly its named tools', () => {
+    for (const group of catalog) {
+      expect(CONTRACT[group.name], `unknown group ${group.name}`).toBeDefined();
+      expect(group.tools.map((tool) => tool.name).sort()).toEqual([...CONTRACT[group.name]].sort());
+      for (const tool of group.tools) expect(tool.group).toBe(group.name);
+    }
+  });
+  it('gives every tool all four annotation hints and a title', () => {
+    for (const entry of defaultToolList()) {
+      expect(entry.title, entry.name).toBeTruthy();
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof entry.annotations?.[hint], `${entry.name}.${hint}`).toBe('boolean');
+      }
+    }
+  });
+  it('keeps descriptions short and concrete', () => {
+    for (const tool of tools) {
+      expect(tool.description.length, tool.name).toBeGreaterThan(40);
+      expect(tool.description.length, tool.name).toBeLessThanOrEqual(420);
+    }
+  });
+  it('fills every path parameter, query and body field from the input', () => {
+    for (const tool of tools.filter((candidate) => candidate.route)) {
+      const shape = objectShape(tool.input);
+      const route = tool.route!;
+      for (const match of route.path.matchAll(/\{(\w+)\}/g)) expect(shape, `${tool.name} path {${match[1]}}`).toHaveProperty(match[1]);
+      for (const name of route.query ?? []) expect(shape, `${tool.name} query ${name}`).toHaveProperty(name);
+      if (Array.isArray(route.body)) for (const name of route.body) expect(shape, `${tool.name} body ${name}`).toHaveProperty(name);
+      expect(route.path.startsWith('/v2/'), tool.name).toBe(true);
+    }
+  });
+  it('marks deletes destructive and only reads read-only', () => {
+    for (const tool of tools) {
+      if (tool.route?.method === 'DELETE') expect(tool.destructive, tool.name).toBe(true);
+      if (tool.scope === 'read') expect(tool.destructive, tool.name).toBeFalsy();
+    }
+  });
+});
+
+describe('derived files', () => {
+  it('tools/list matches the committed snapshot', () => {
+    const committed = JSON.parse(readFileSync(SNAPSHOT_PATH, 'utf8'));
+    expect(defaultToolList(), REGENERATE).toEqual(committed);
+  });
+  it('manifest.json lists exactly the catalog tools', () => {
+    const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));
+    expect(manifest.tools, REGENERATE).toEqual(manifestTools());
+  });
+  it('the README tool table is generated from the catalog', () => {
+    const readme = readFileSync(README_PATH, 'utf8');
+    const table = readme.slice(readme.indexOf(TABLE_START) + TABLE_START.length, readme.indexOf(TABLE_END)).trim();
+    expect(table, REGENERATE).toBe(readmeToolTable());
+  });
+});
