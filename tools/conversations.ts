@@ -103,7 +103,9 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     resolved: item.resolved,
     feedback: item.feedback,
     csatRating: item.csatRating,
-    usedArticles: Array.isArray(item.usedArticles) && item.usedArticles.length ? (item.usedArticles as Array<{ title?: string }>).map((article) => article.title) : undefined,
+    usedArticles: Array.isArray(item.usedArticles) && item.usedArticles.length
+      ? (item.usedArticles as Array<Record<string, unknown>>).map((article) => ({ id: article.id, title: article.title }))
+      : undefined,
   });
 }
 
