@@ -72,7 +72,8 @@ export class Router {
       return m ? { param: m[1] } : { literal: s };
     });
     const rank = segments.map((s) => ('literal' in s ? '0' : '1')).join('');
-    const dup = this.compiled.find((c) => c.def.method === def.method && c.def.path === def.path);
+    const shape = (segs: typeof segments) => segs.map((s) => ('literal' in s ? s.literal : '{}')).join('/');
+    const dup = this.compiled.find((c) => c.def.method === def.method && shape(c.segments) === shape(segments));
     if (dup) throw new Error(`sandbox: duplicate route ${def.method} ${def.path}`);
     this.compiled.push({ def, segments, rank });
     this.compiled.sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0));

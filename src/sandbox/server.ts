@@ -17,7 +17,7 @@ import type { KeyRecord, Scope } from './types.js';
 import type { Fault, RecordedRequest, Sandbox, SandboxKey, SandboxOptions } from './index.js';
 import { mockRoutes } from './mock.js';
 
-const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'access_token', 'api-key', 'token'];
+const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'access_token', 'api-key'];
 const KEY_RE = /^svc_[0-9a-f]{32}$/;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -166,6 +166,23 @@ describe('conversations and agents over stdio', () => {
     expect(capped).toMatchObject({ count: 4, complete: false });
   });
 
+  it('runs an export as an MCP task when the client asks for one', async () => {
+    const stream = server.client.experimental.tasks.callToolStream(
+      { name: 'export_conversations', arguments: { since: '100d', maxConversations: 20 } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    const kinds: string[] = [];
+    let final: CallToolResult | undefined;
+    for await (const message of stream) {
+      kinds.push(message.type);
+      if (message.type === 'result') final = message.result as CallToolResult;
+    }
+    expect(kinds[0]).toBe('taskCreated');
+    expect(final?.isError).toBeFalsy();
+    expect(final?.structuredContent).toMatchObject({ windows: 2, complete: false, count: 20 });
+  });
+
   it('serves the guide and agents resources and the triage prompt', async () => {
     const guide = await server.client.readResource({ uri: 'svc://guide' });
     expect((guide.contents[0] as { text: string }).text).toContain('Ids and where they come from');

@@ -107,7 +107,8 @@ describe('GET /v2/hc-interactions/public: 400 rules', () => {
   });
 
   it('rejects since >= until', async () => {
-    for (const q of [{ since: now, until: now }, { since: now, until: now - 1 }, { until: now - 8 * DAY }]) {
+    const queries: Record<string, number>[] = [{ since: now, until: now }, { since: now, until: now - 1 }, { until: now - 8 * DAY }];
+    for (const q of queries) {
       const r = await list(q);
       expect(r.status).toBe(400);
       expect(r.body.message).toEqual(['since must be earlier than until']);
