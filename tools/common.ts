@@ -10,11 +10,6 @@ export const conversationSource = z
   .string()
   .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
 
-/** Inputs the spec lists as arrays also accept one value. */
-export function oneOrMany<T extends z.ZodTypeAny>(item: T) {
-  return z.union([item, z.array(item).min(1, 'must not be empty')]).transform((value) => (Array.isArray(value) ? value : [value]) as z.output<T>[]);
-}
-
 /** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters. */
 export function searchText(description: string) {
   return z

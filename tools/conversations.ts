@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, timeInput } from '../src/engine/inputs.js';
-import { channelEnum, conversationSource, DAY_MS, defined, oneOrMany, preview, searchText, UNTRUSTED_TEXT } from './common.js';
+import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 
 const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -16,8 +16,8 @@ const filters = {
   since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days before until.').optional(),
   until: timeInput('End (inclusive) of the window. Default: now.').optional(),
   botId: z.string().min(1).optional().describe('Only this agent\'s conversations (ids from list_agents).'),
-  source: oneOrMany(conversationSource).optional().describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
-  channel: oneOrMany(channelEnum).optional(),
+  source: z.array(conversationSource).min(1, 'must not be empty').optional().describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
+  channel: z.array(channelEnum).min(1, 'must not be empty').optional(),
   question: searchText('Case-insensitive substring of customer messages (max 100 chars; no %, _ or control characters).').optional(),
   answer: searchText('Same rules, over the agent\'s answers. With question, both must match.').optional(),
   csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5.'),

@@ -65,7 +65,8 @@ export function acceptsUnknownKeys(schema: z.ZodTypeAny): boolean {
 }
 
 /**
- * Clients sometimes send objects and arrays as JSON text, and numbers or booleans as strings.
+ * Clients sometimes send objects and arrays as JSON text, a single value where a list is
+ * expected, and numbers or booleans as strings.
  * Those are converted where the schema wants the parsed type; anything else is left for the
  * validator to report.
  */
@@ -80,7 +81,7 @@ export function coerceToSchema(schema: z.ZodTypeAny, value: unknown): unknown {
   if (typeof current === 'string') {
     const text = current.trim();
     if ((base instanceof z.ZodObject || base instanceof z.ZodRecord) && text.startsWith('{')) current = tryJson(text);
-    else if (base instanceof z.ZodArray && text.startsWith('[')) current = tryJson(text);
+    else if (base instanceof z.ZodArray) current = text.startsWith('[') ? tryJson(text) : [current];
     else if (base instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(text)) current = Number(text);
     else if (base instanceof z.ZodBoolean && (text === 'true' || text === 'false')) current = text === 'true';
   }
@@ -92,6 +93,7 @@ export function coerceToSchema(schema: z.ZodTypeAny, value: unknown): unknown {
     }
     return result;
   }
+  if (base instanceof z.ZodArray && (typeof current === 'number' || typeof current === 'boolean')) current = [current];
   if (base instanceof z.ZodArray && Array.isArray(current)) {
     return current.map((item) => coerceToSchema(base.element, item));
   }
