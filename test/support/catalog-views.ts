@@ -2,7 +2,9 @@ import { loadConfig } from '../../src/config.js';
 import { needsConfirmation } from '../../src/engine/confirm.js';
 import { selectTools } from '../../src/engine/server.js';
 import { toolListEntry } from '../../src/engine/schema.js';
+import { readFileSync } from 'node:fs';
 import { catalog } from '../../tools/index.js';
+import { CHOICES_PATH } from './paths.js';
 
 /** `tools/list` under the default configuration, sorted by name: what the snapshot records. */
 export function defaultToolList() {
@@ -27,4 +29,22 @@ export function readmeToolTable(): string {
     }
   }
   return rows.join('\n');
+}
+
+/** The sandbox's choices for the README: CHOICES.md without its title, headings one level down. */
+export function readmeSandboxChoices(): string {
+  const text = readFileSync(CHOICES_PATH, 'utf8').replace(/^# .*\n+/, '');
+  return text.replace(/^## /gm, '### ').trim();
+}
+
+/** Replaces what stands between two marker lines. */
+export function replaceBetween(text: string, start: string, end: string, body: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`markers ${start} / ${end} missing`);
+  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+}
+
+export function between(text: string, start: string, end: string): string {
+  return text.slice(text.indexOf(start) + start.length, text.indexOf(end)).trim();
 }

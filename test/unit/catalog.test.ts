@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { objectShape } from '../../src/engine/inputs.js';
 import { catalog } from '../../tools/index.js';
-import { defaultToolList, manifestTools, readmeToolTable } from '../support/catalog-views.js';
-import { MANIFEST_PATH, README_PATH, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
+import { between, defaultToolList, manifestTools, readmeSandboxChoices, readmeToolTable } from '../support/catalog-views.js';
+import { CHOICES_END, CHOICES_START, MANIFEST_PATH, README_PATH, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
 
 const tools = catalog.flatMap((group) => group.tools);
 const REGENERATE = 'run `npm run snapshot` and review the diff';
@@ -78,7 +78,10 @@ describe('derived files', () => {
   });
   it('the README tool table is generated from the catalog', () => {
     const readme = readFileSync(README_PATH, 'utf8');
-    const table = readme.slice(readme.indexOf(TABLE_START) + TABLE_START.length, readme.indexOf(TABLE_END)).trim();
-    expect(table, REGENERATE).toBe(readmeToolTable());
+    expect(between(readme, TABLE_START, TABLE_END), REGENERATE).toBe(readmeToolTable());
+  });
+  it('the README lists every sandbox choice of src/sandbox/CHOICES.md', () => {
+    const readme = readFileSync(README_PATH, 'utf8');
+    expect(between(readme, CHOICES_START, CHOICES_END), REGENERATE).toBe(readmeSandboxChoices());
   });
 });
