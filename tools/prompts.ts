@@ -8,6 +8,7 @@ export const triageNegativeAnswers: PromptDefinition = {
     { name: 'botId', description: 'Agent to triage (ids from list_agents); all agents when omitted.' },
     { name: 'since', description: 'Start of the window: ISO time or relative like 7d (default 7d).' },
   ],
+  uses: ['export_conversations'],
   render: ({ botId, since }) =>
     [
       `Triage the answers customers rated negatively${botId ? ` for agent ${botId}` : ''} since ${since ?? '7d'}.`,

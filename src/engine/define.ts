@@ -123,6 +123,8 @@ export interface PromptDefinition {
   title: string;
   description: string;
   arguments: PromptArgument[];
+  /** Tools the workflow calls: the prompt is offered only when all of them are exposed (toolsets, read-only). */
+  uses?: readonly string[];
   render: (args: Record<string, string | undefined>) => string;
 }
 

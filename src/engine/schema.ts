@@ -22,8 +22,21 @@ export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotatio
   };
 }
 
-/** A tool as `tools/list` shows it: the catalog entry plus the engine's own `view` and `confirm` options. */
+const listings = new WeakMap<ToolDefinition, Map<boolean, Tool>>();
+
+/**
+ * A tool as `tools/list` shows it: the catalog entry plus the engine's own `view` and `confirm`
+ * options. Computed once per definition, since HTTP mode builds a server per session or request.
+ */
 export function toolListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
+  let byConfirm = listings.get(tool);
+  if (!byConfirm) listings.set(tool, (byConfirm = new Map()));
+  let entry = byConfirm.get(confirmable);
+  if (!entry) byConfirm.set(confirmable, (entry = buildListEntry(tool, confirmable)));
+  return entry;
+}
+
+function buildListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
   const inputSchema = jsonSchemaOf(tool.input, 'input');
   inputSchema.type = 'object';
   inputSchema.properties = { ...inputSchema.properties };

@@ -95,7 +95,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
   });
 
   registerResources(server, catalog, config, toolsByName, (tool, args, extra) => execute(tool, args, extra, extra.signal));
-  registerPrompts(server, catalog, config);
+  registerPrompts(server, catalog, toolsByName);
   return server;
 }
 
@@ -364,10 +364,10 @@ async function completeIds(
     .slice(0, 100);
 }
 
-function registerPrompts(server: McpServer, catalog: ToolGroup[], config: Config): void {
+function registerPrompts(server: McpServer, catalog: ToolGroup[], toolsByName: Map<string, ToolDefinition>): void {
   const prompts: PromptDefinition[] = catalog
-    .filter((group) => config.toolsets === 'all' || config.toolsets.includes(group.name))
-    .flatMap((group) => group.prompts ?? []);
+    .flatMap((group) => group.prompts ?? [])
+    .filter((prompt) => (prompt.uses ?? []).every((name) => toolsByName.has(name)));
   for (const prompt of prompts) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((argument) => [argument.name, (argument.required ? z.string() : z.string().optional()).describe(argument.description)]),
