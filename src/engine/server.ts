@@ -157,7 +157,7 @@ async function runTool(run: RunToolArguments): Promise<CallToolResult> {
 
     let data: unknown;
     if (tool.route) {
-      const request = buildRequest(tool, input, signal);
+      const request = { ...buildRequest(tool, input), signal, onRetry: retryNotice(run) };
       if (needsConfirmation(tool, options.config.confirm)) {
         const decision = await confirm(run, request, engineArgs.data.confirm === true);
         if (decision) return decision;
@@ -200,7 +200,7 @@ export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unkn
 }
 
 /** Fills `{param}`s (URL-encoded), then query and body fields, from validated input. */
-export function buildRequest(tool: ToolDefinition, input: Record<string, unknown>, signal?: AbortSignal): ApiRequest {
+export function buildRequest(tool: ToolDefinition, input: Record<string, unknown>): ApiRequest {
   const route = tool.route!;
   const used = new Set<string>();
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -224,7 +224,6 @@ export function buildRequest(tool: ToolDefinition, input: Record<string, unknown
     query: Object.keys(query).length ? query : undefined,
     body,
     read: route.read ?? route.method === 'GET',
-    signal,
   };
 }
 
@@ -284,8 +283,15 @@ function toolContext(run: RunToolArguments): ToolContext {
     async call(toolName, input) {
       const target = run.toolsByName.get(toolName);
       if (!target?.route) throw new Error(`internal: ${toolName} is not a route tool`);
-      return run.api.request(buildRequest(target, input, run.signal));
+      return run.api.request({ ...buildRequest(target, input), signal: run.signal, onRetry: retryNotice(run) });
     },
+  };
+}
+
+/** Retries are reported to the client as MCP log messages (shown per the client's logging level). */
+function retryNotice(run: RunToolArguments): (notice: string) => void {
+  return (notice) => {
+    run.server.server.sendLoggingMessage({ level: 'warning', logger: SERVER_NAME, data: `${run.tool.name}: ${notice}` }).catch(() => undefined);
   };
 }
 

@@ -9,7 +9,7 @@ import {
   TimeoutError,
   type RedactedRequest,
 } from './errors.js';
-import type { LimiterRegistry, SlidingWindowLimiter } from './limiter.js';
+import type { KeyLimiter, LimiterRegistry } from './limiter.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
@@ -23,6 +23,8 @@ export interface ApiRequest {
   /** A read may be retried; a write that may have reached the server never is. */
   read: boolean;
   signal?: AbortSignal;
+  /** Told before each retry, so a waiting user can see why the call is slow. */
+  onRetry?: (notice: string) => void;
 }
 
 export interface RetryPolicy {
@@ -72,7 +74,7 @@ export class ApiClient {
     await this.pool.close();
   }
 
-  private async send<T>(apiKey: string, limiter: SlidingWindowLimiter, request: ApiRequest): Promise<T> {
+  private async send<T>(apiKey: string, limiter: KeyLimiter, request: ApiRequest): Promise<T> {
     const redacted: RedactedRequest = { method: request.method, path: request.path, query: compactQuery(request.query) };
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
@@ -99,6 +101,7 @@ export class ApiClient {
         canRetry ? 'upstream request failed; retrying' : 'upstream request failed',
       );
       if (!canRetry) throw error;
+      request.onRetry?.(`${request.method} ${request.path} answered ${error.status ?? error.name}; retry ${attempt + 1} of ${this.retry.maxRetries} in ${delay} ms`);
       await sleep(delay, request.signal).catch(() => {
         throw new CancelledError('The call was cancelled while waiting to retry', redacted, undefined, [], false);
       });

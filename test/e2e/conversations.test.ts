@@ -103,6 +103,7 @@ describe('conversations and agents over stdio', () => {
     const result = await call(server, 'list_agents');
     expect(result.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((request) => request.status)).toEqual([429, 200]);
+    expect(server.logs.some((line) => line.startsWith('list_agents: GET /v2/bots/public answered 429; retry 1 of 4'))).toBe(true);
   });
 
   it('reports a write that got a 500 and sends it only once', async () => {

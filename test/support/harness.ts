@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitResult, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitResult, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 import { ROOT } from './paths.js';
@@ -9,6 +9,8 @@ import { ROOT } from './paths.js';
 export interface Connection {
   client: Client;
   stderr: () => string;
+  /** MCP log messages the server sent to this client. */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -37,9 +39,14 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
   }
+  const logs: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    logs.push(String(notification.params.data));
+  });
   await client.connect(transport);
   return {
     client,
+    logs,
     stderr: () => stderr,
     close: () => client.close(),
   };
