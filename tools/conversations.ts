@@ -13,7 +13,7 @@ const MAX_WINDOW_MS = 90 * DAY_MS;
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
 const filters = {
-  since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days before until.').optional(),
+  since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days ago.').optional(),
   until: timeInput('End (inclusive) of the window. Default: now.').optional(),
   botId: z.string().min(1).optional().describe('Only this agent\'s conversations (ids from list_agents).'),
   source: z.array(conversationSource).min(1, 'must not be empty').optional().describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
@@ -23,16 +23,16 @@ const filters = {
   csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5.'),
 };
 
-/** The upstream's defaults made explicit, so the window rules can be checked before sending. */
+/** The upstream's defaults (since: now minus 7 days, until: now) made explicit, so the window rules can be checked before sending. */
 function window(input: { since?: number; until?: number }, now = Date.now()): { since: number; until: number } {
-  const until = input.until ?? now;
-  return { since: input.since ?? until - DEFAULT_WINDOW_MS, until };
+  return { since: input.since ?? now - DEFAULT_WINDOW_MS, until: input.until ?? now };
 }
 
 function checkWindow(input: { since?: number; until?: number }, context: z.RefinementCtx, maxMs: number | undefined): void {
   const { since, until } = window(input);
   if (since >= until) {
-    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message: 'must be earlier than until' });
+    const message = input.since === undefined ? 'defaults to 7 days ago, which is not earlier than until: give since too' : 'must be earlier than until';
+    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message });
   } else if (maxMs !== undefined && until - since > maxMs) {
     context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message: 'window from since to until must be at most 90 days (export_conversations takes longer windows)' });
   }

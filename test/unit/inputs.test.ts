@@ -61,6 +61,7 @@ describe('list_conversations input rules', () => {
     const tooLong = validateInput(tool('list_conversations'), { since: '91d' }, {});
     expect(tooLong).toMatchObject({ ok: false, message: expect.stringContaining('at most 90 days') });
     expect(validateInput(tool('list_conversations'), { since: '89d' }, {}).ok).toBe(true);
+    expect(validateInput(tool('list_conversations'), { until: '10d' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('since: defaults to 7 days ago') });
   });
   it('refuses CSAT outside 0..5 and non-integers', () => {
     fc.assert(fc.property(fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 6 })), (csat) => !validateInput(tool('list_conversations'), { csat }, {}).ok));
