@@ -31,6 +31,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
   }
   const limiters = new LimiterRegistry({ budget: config.rateLimit, redisUrl: config.redisUrl, logger });
+  await limiters.start();
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
   return {
     config,

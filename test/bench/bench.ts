@@ -6,9 +6,12 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
 import { request } from 'undici';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { ROOT } from '../support/paths.js';
+import { freePort, waitForHealth } from '../support/conformance.js';
 
 const ENTRY = path.join(ROOT, 'dist/src/cli.js');
 
@@ -81,6 +84,44 @@ directTimes.sort((a, b) => a - b);
 report.push(
   `list_conversations (limit 20), 300 calls: MCP p50 ${ms(percentile(mcpTimes, 50))} p99 ${ms(percentile(mcpTimes, 99))}; direct undici p50 ${ms(percentile(directTimes, 50))} p99 ${ms(percentile(directTimes, 99))}; ratio p50 ${(percentile(mcpTimes, 50) / percentile(directTimes, 50)).toFixed(2)}x, p99 ${(percentile(mcpTimes, 99) / percentile(directTimes, 99)).toFixed(2)}x`,
 );
+
+// 2b. The same call through Streamable HTTP against stdio: the HTTP transport's overhead.
+{
+  const port = await freePort();
+  const httpProcess = spawn(
+    process.execPath,
+    [...(existsSync(ENTRY) ? [ENTRY] : ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')]), '--transport', 'http', '--http-port', String(port)],
+    { env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_LOG_LEVEL: 'warn', SVC_CONFIRM: 'none', ...unlimited }, stdio: 'ignore' },
+  );
+  await waitForHealth(`http://127.0.0.1:${port}`);
+  const httpClient = new Client({ name: 'bench-http', version: '1.0.0' });
+  await httpClient.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sandbox.keys.admin}` } } }),
+  );
+  const args = { name: 'list_conversations', arguments: { limit: 20 } };
+  for (let index = 0; index < 50; index++) {
+    await httpClient.callTool(args);
+    await server.client.callTool(args);
+  }
+  const httpTimes: number[] = [];
+  const stdioTimes: number[] = [];
+  for (let index = 0; index < 300; index++) {
+    let started = performance.now();
+    await httpClient.callTool(args);
+    httpTimes.push(performance.now() - started);
+    started = performance.now();
+    await server.client.callTool(args);
+    stdioTimes.push(performance.now() - started);
+  }
+  httpTimes.sort((a, b) => a - b);
+  stdioTimes.sort((a, b) => a - b);
+  report.push(
+    `list_conversations (limit 20), 300 calls: Streamable HTTP p50 ${ms(percentile(httpTimes, 50))} p99 ${ms(percentile(httpTimes, 99))}; stdio p50 ${ms(percentile(stdioTimes, 50))} p99 ${ms(percentile(stdioTimes, 99))}; HTTP overhead p50 ${ms(percentile(httpTimes, 50) - percentile(stdioTimes, 50))} (${(percentile(httpTimes, 50) / percentile(stdioTimes, 50)).toFixed(2)}x), p99 ${(percentile(httpTimes, 99) / percentile(stdioTimes, 99)).toFixed(2)}x`,
+  );
+  await httpClient.close();
+  httpProcess.kill('SIGTERM');
+  await new Promise((resolve) => httpProcess.once('exit', resolve));
+}
 
 // 3. Context cost of tools/list: what a client shows the model.
 const costs = tools

@@ -1,0 +1,93 @@
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { apiRequests, connect, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
+import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { startRedis, type RedisServer } from '../support/redis.js';
+
+let sandbox: Sandbox;
+let redis: RedisServer | undefined;
+let connections: Connection[] = [];
+let httpServer: HttpServerProcess | undefined;
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+afterEach(async () => {
+  await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
+  connections = [];
+  await httpServer?.stop();
+  httpServer = undefined;
+  await redis?.stop();
+  redis = undefined;
+});
+
+const listAgents = (connection: Connection) => connection.client.callTool({ name: 'list_agents', arguments: {} }) as Promise<CallToolResult>;
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('one rate budget across processes through Redis', () => {
+  it('three processes on one key share 10 per 2 s: no 429, 30 calls in about two windows', async () => {
+    redis = await startRedis();
+    sandbox.setRateLimit(10, 2000);
+    const env = sandboxEnv(sandbox, sandbox.keys.admin, { SVC_REDIS_URL: redis.url, SVC_RATE_LIMIT: '10/2s' });
+    connections = await Promise.all([connect({ env }), connect({ env }), connect({ env })]);
+    // Let the upstream window left by startup (nothing was sent) be empty for certain.
+    sandbox.clearRequests();
+    const started = Date.now();
+    const results = await Promise.all(connections.flatMap((connection) => Array.from({ length: 10 }, () => listAgents(connection))));
+    const elapsed = Date.now() - started;
+    const upstream = apiRequests(sandbox);
+    expect(upstream.filter((entry) => entry.status === 429)).toHaveLength(0);
+    expect(results.filter((result) => result.isError)).toHaveLength(0);
+    expect(upstream).toHaveLength(30);
+    expect(elapsed).toBeGreaterThanOrEqual(4000);
+    expect(elapsed).toBeLessThan(7000);
+    // No more than 10 starts in any 2 s window, as the upstream saw them.
+    const times = upstream.map((entry) => entry.at).sort((a, b) => a - b);
+    for (let index = 10; index < times.length; index++) expect(times[index] - times[index - 10]).toBeGreaterThanOrEqual(2000);
+    for (const connection of connections) expect(connection.stderr()).not.toContain(redis.url.replace('redis://', ''));
+  }, 30_000);
+
+  it('when Redis goes away, keeps serving through a local limiter at budget / processes last seen', async () => {
+    redis = await startRedis();
+    sandbox.setRateLimit(10, 2000);
+    const env = sandboxEnv(sandbox, sandbox.keys.admin, { SVC_REDIS_URL: redis.url, SVC_RATE_LIMIT: '10/2s' });
+    // Two processes: an HTTP one (for the health report) then a stdio one, which sees both in Redis.
+    httpServer = await startHttpServerProcess({ env });
+    const health = async () => (await (await request(`${httpServer!.base}/healthz`)).body.json()) as Record<string, unknown>;
+    expect(await health()).toMatchObject({ ok: true, redis: 'ok' });
+    const stdio = await connect({ env });
+    connections = [stdio];
+
+    await redis.stop();
+    await waitFor(() => stdio.stderr().includes('Redis unreachable'), 'the stdio process to notice Redis is gone');
+    expect(stdio.stderr()).toContain('1/2 of the budget');
+    expect(await health()).toMatchObject({ ok: true, redis: 'unreachable' });
+
+    sandbox.clearRequests();
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: 10 }, () => listAgents(stdio)));
+    const elapsed = Date.now() - started;
+    expect(results.filter((result) => result.isError)).toHaveLength(0);
+    const upstream = apiRequests(sandbox);
+    expect(upstream.filter((entry) => entry.status === 429)).toHaveLength(0);
+    // 5 slots per window locally: the second five wait for the first window to pass.
+    expect(elapsed).toBeGreaterThanOrEqual(2000);
+    expect(elapsed).toBeLessThan(5000);
+    const times = upstream.map((entry) => entry.at).sort((a, b) => a - b);
+    expect(times[5] - times[4]).toBeGreaterThanOrEqual(1900);
+  }, 30_000);
+});

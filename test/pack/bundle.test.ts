@@ -1,0 +1,48 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { catalog } from '../../tools/index.js';
+import { pack } from '../support/pack.js';
+import { ROOT } from '../support/paths.js';
+
+/**
+ * Slow (builds, installs production dependencies, packs): kept in its own file. The bundle is
+ * unpacked outside the repository and run from there with nothing but its own files.
+ */
+const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcpb-'));
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('MCP Bundle', () => {
+  it('packs a .mcpb that serves exactly the catalog from its own files', async () => {
+    const started = Date.now();
+    const bundle = pack(path.join(work, 'svc-mcp.mcpb'));
+    const packedMs = Date.now() - started;
+    const unpacked = path.join(work, 'unpacked');
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js'), 'unpack', bundle, unpacked], { stdio: 'ignore' });
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(unpacked, 'dist/src/cli.js'), '--sandbox'],
+      cwd: unpacked,
+      env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'bundle-test', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
+    } finally {
+      await client.close();
+    }
+    console.log(`pack ${packedMs} ms, pack + unpack + first tools/list ${Date.now() - started} ms`);
+  }, 180_000);
+});
