@@ -53,7 +53,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
   { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', defaultText: '100/60s' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
-  { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool\'s botId is omitted.', defaultText: 'unset' },
+  { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', defaultText: '30000' },
   { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', defaultText: 'info' },
   { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', defaultText: 'stdio' },

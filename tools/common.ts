@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** Fields that carry text written by customers, agents or document authors. */
 export const UNTRUSTED_TEXT = ['message', 'subjectPreview', 'feedback', 'content', 'mainKnowledge', 'agentInstruction', 'error', 'summary', 'reasoning', 'feedbackNote'] as const;
 
+/** Knowledge fields written by document authors or external pages (titles, extracted paragraphs, article questions and keywords). */
+export const DOCUMENT_TEXT = [...UNTRUSTED_TEXT, 'title', 'paragraphs', 'questions', 'keywords'] as const;
+
 export const channelEnum = z.enum(['chat', 'email']);
 
 /** Source values of conversations: the documented ones plus lowercase names of connected platforms. */

@@ -185,16 +185,17 @@ type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; me
 export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, 'defaultBotId'>): Validation {
   const shape = objectShape(tool.input);
   const args = coerceToSchema(tool.input, rawArgs) as Record<string, unknown>;
-  if (config.defaultBotId && 'botId' in shape && (args.botId === undefined || args.botId === '') && args.interactionId === undefined) {
-    args.botId = config.defaultBotId;
-  }
   if (!acceptsUnknownKeys(tool.input)) {
     const unknown = Object.keys(args).filter((key) => !(key in shape));
     if (unknown.length) {
       return { ok: false, message: `- ${unknown.join(', ')}: unknown field(s); this tool accepts ${[...Object.keys(shape), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments'}` };
     }
   }
-  const result = tool.input.safeParse(args);
+  let result = tool.input.safeParse(args);
+  // The default agent fills botId only where the call needs one, so optional botId filters are not narrowed by it.
+  if (!result.success && config.defaultBotId && 'botId' in shape && (args.botId === undefined || args.botId === '')) {
+    result = tool.input.safeParse({ ...args, botId: config.defaultBotId });
+  }
   if (!result.success) return { ok: false, message: formatIssues(result.error.issues) };
   return { ok: true, value: result.data as Record<string, unknown> };
 }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
@@ -23,8 +24,8 @@ export class SlidingWindowLimiter implements KeyLimiter {
   private readonly bottleneck: Bottleneck;
   private readonly holdMs: number;
   private pausedUntil = 0;
-  /** Ends the holds at stop, so that stopping never waits out a window. */
-  private readonly stopping = new AbortController();
+  /** Ends the holds at stop, so that stopping never waits out a window. Every held slot listens to it. */
+  private readonly stopping = abortControllerWithoutListenerLimit();
   /** When the last slot handed out by this limiter is released. */
   busyUntil = 0;
 
@@ -65,6 +66,12 @@ export class SlidingWindowLimiter implements KeyLimiter {
     await this.bottleneck.stop({ dropWaitingJobs: true });
     await this.bottleneck.disconnect().catch(() => undefined);
   }
+}
+
+function abortControllerWithoutListenerLimit(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 /** Room for network delay between our start and the upstream's arrival clock. */

@@ -15,6 +15,10 @@ export interface SandboxOptions {
   rateLimit?: { limit: number; windowMs: number };
   /** ingestion job progression; default 1500/1500 */
   jobTimings?: { pendingMs: number; inProgressMs: number };
+  /** refine iterations: each of queued, generating_changes, replaying lasts stepMs; default 1500 */
+  refineTimings?: { stepMs: number };
+  /** test-set runs stay `running` for runMs; default 3000 */
+  testRunTimings?: { runMs: number };
   /** clock, default Date.now */
   now?: () => number;
 }

@@ -2,21 +2,38 @@
  * Tiny mock "store backend" under /__sandbox/mock/ that seeded data steps call (outbound data
  * steps only ever reach loopback URLs). Deterministic responses derived from the path.
  */
-export function mockRoutes(method: string, path: string, body: unknown, _query: URLSearchParams): { status: number; body: unknown } | undefined {
+import type { IncomingHttpHeaders } from 'node:http';
+/** Test token of the example store API: the seeded "Get order" step stores it as a secret header. */
+export const MOCK_STORE_TOKEN = 'Bearer nw_live_4b1d9e0c7a2f';
+
+export function mockRoutes(
+  method: string,
+  path: string,
+  body: unknown,
+  _query: URLSearchParams,
+  headers: IncomingHttpHeaders = {},
+): { status: number; body: unknown } | undefined {
   let m = /^\/__sandbox\/mock\/orders\/([^/]+)$/.exec(path);
   if (m && method === 'GET') {
     const orderId = decodeURIComponent(m[1]);
+    // Anonymous callers see the status only; the store token adds carrier and tracking; a wrong token gets 401.
+    const auth = headers.authorization;
+    if (auth !== undefined && auth !== MOCK_STORE_TOKEN) return { status: 401, body: { error: 'invalid store API token' } };
     if (orderId === 'missing' || orderId === '0') return { status: 404, body: { error: 'order not found' } };
     const n = [...orderId].reduce((s, c) => s + c.charCodeAt(0), 0);
     const statuses = ['processing', 'shipped', 'in_transit', 'delivered'];
+    const status = statuses[n % statuses.length];
+    const estimatedDelivery = new Date(Date.UTC(2030, 0, 1 + (n % 28))).toISOString().slice(0, 10);
+    if (auth === undefined) return { status: 200, body: { orderId, status, estimatedDelivery, authenticated: false } };
     return {
       status: 200,
       body: {
         orderId,
-        status: statuses[n % statuses.length],
+        status,
+        authenticated: true,
         carrier: 'UPS',
         trackingNumber: `1Z999AA1${String(n * 7919).padStart(10, '0')}`,
-        estimatedDelivery: new Date(Date.UTC(2030, 0, 1 + (n % 28))).toISOString().slice(0, 10),
+        estimatedDelivery,
         items: [{ sku: 'NW-JKT-PARKA-M', name: 'Ridgeline Parka', quantity: 1 }],
       },
     };

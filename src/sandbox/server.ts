@@ -16,6 +16,7 @@ import { iso, DAY_MS, type SandboxState } from './state.js';
 import type { KeyRecord, Scope } from './types.js';
 import type { Fault, RecordedRequest, Sandbox, SandboxKey, SandboxOptions } from './index.js';
 import { mockRoutes } from './mock.js';
+import { qualityControlRoutes } from './routes/quality-control.js';
 
 const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'access_token', 'api-key'];
 const KEY_RE = /^svc_[0-9a-f]{32}$/;
@@ -42,6 +43,8 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
     baseUrl: '',
     now,
     jobTimings: options.jobTimings ?? { pendingMs: 1500, inProgressMs: 1500 },
+    refineTimings: options.refineTimings,
+    testRunTimings: options.testRunTimings,
   };
 
   const sleep = (ms: number) =>
@@ -330,7 +333,12 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
       send(res, 200, { file: decodeURIComponent(path.slice('/__sandbox/files/'.length)), note: 'sandbox attachment placeholder' });
       return;
     }
-    const mock = mockRoutes(method, path, body, url.searchParams);
+    const quality = qualityControlRoutes(state, method, path, body);
+    if (quality) {
+      send(res, quality.status, quality.body);
+      return;
+    }
+    const mock = mockRoutes(method, path, body, url.searchParams, req.headers);
     if (mock) {
       send(res, mock.status, mock.body);
       return;

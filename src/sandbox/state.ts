@@ -82,6 +82,9 @@ export interface SandboxState {
   baseUrl: string;
   now: () => number;
   jobTimings: JobTimings;
+  /** refine iteration stage length and test-set run duration (routes/refine.ts, routes/testing.ts) */
+  refineTimings?: { stepMs: number };
+  testRunTimings?: { runMs: number };
 }
 
 // ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../support/paths.js';
+import { maskSecrets } from '../../src/engine/confirm.js';
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;
@@ -37,7 +38,8 @@ export class DemoSession {
 
   /** Calls a tool, prints the call and the first lines of its text, and returns the structured result. */
   async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}, maxLines = 14): Promise<T> {
-    console.log(cyan(`→ ${name} ${JSON.stringify(args)}`));
+    // The demo plays the assistant: it never prints a secret it passes, just as the server never shows one back.
+    console.log(cyan(`→ ${name} ${JSON.stringify(maskSecrets(args))}`));
     const result = (await this.client.callTool({ name, arguments: args }, undefined, {
       onprogress: (update) => console.log(dim(`   … ${update.message ?? `${update.progress}/${update.total ?? '?'}`}`)),
       timeout: 120_000,

@@ -83,6 +83,8 @@ describe('generate_answer and give_feedback input rules', () => {
     expect(validateInput(tool('generate_answer'), { content: '  ', botId: 'b' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('content: must not be empty') });
     expect(validateInput(tool('generate_answer'), { content: 'hi' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('botId: botId or interactionId is required') });
     expect(validateInput(tool('generate_answer'), { content: 'hi' }, { defaultBotId: 'bot-1' })).toMatchObject({ ok: true, value: { botId: 'bot-1' } });
+    expect(validateInput(tool('generate_answer'), { content: 'hi', interactionId: 'c' }, { defaultBotId: 'bot-1' })).toMatchObject({ ok: true, value: { interactionId: 'c' } });
+    expect(validateInput(tool('list_conversations'), {}, { defaultBotId: 'bot-1' })).toMatchObject({ ok: true, value: {} });
     expect(validateInput(tool('generate_answer'), { content: 'hi', role: 'robot', botId: 'b' }, {}).ok).toBe(false);
   });
   it('parses metadata sent as a JSON string', () => {

@@ -1,0 +1,44 @@
+/**
+ * Intent rule versions: the version history (entries without `flowConfig`) and one version with
+ * its full tree. Business rules and empty path parameters get 400 (spec).
+ */
+import { badRequest, notFound } from '../errors.js';
+import { defineRoutes, type RouteRequest } from '../router.js';
+import { findInWorkspace } from '../state.js';
+import type { IntentRule, RuleVersion } from '../types.js';
+
+function loadRule(req: RouteRequest): IntentRule {
+  const id = req.params.id ?? '';
+  const empty = ['id', 'versionId'].filter((name) => name in req.params && (req.params[name] ?? '').trim() === '');
+  if (empty.length) throw badRequest(empty.map((name) => `${name} should not be empty`));
+  const rule = findInWorkspace(req.state, req.workspace, 'rules', id);
+  if (!rule) throw notFound('Rule not found');
+  if (rule.kind === 'business') throw badRequest(['Versions are available for intent rules only; this is a business rule']);
+  return rule;
+}
+
+function versionView(version: RuleVersion, withFlow: boolean): Record<string, unknown> {
+  const item: Record<string, unknown> = { ...structuredClone(version.item) };
+  if (!withFlow) delete item.flowConfig;
+  return { versionId: version.versionId, version: version.version, createdAt: version.createdAt, createdBy: version.createdBy, item };
+}
+
+export const routes = defineRoutes([
+  {
+    method: 'GET', path: '/v2/hc-rules/{id}/versions/public', scope: 'read',
+    handler: (req) => {
+      const rule = loadRule(req);
+      const versions = [...rule.versions].sort((a, b) => b.version - a.version).map((v) => versionView(v, false));
+      return { body: { ruleId: rule.id, activeVersionId: rule.activeVersionId, versions } };
+    },
+  },
+  {
+    method: 'GET', path: '/v2/hc-rules/{id}/versions/{versionId}/public', scope: 'read',
+    handler: (req) => {
+      const rule = loadRule(req);
+      const version = rule.versions.find((v) => v.versionId === req.params.versionId);
+      if (!version) throw notFound('Rule version not found for this rule');
+      return { body: [versionView(version, true)] };
+    },
+  },
+]);

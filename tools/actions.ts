@@ -1,0 +1,315 @@
+import { z } from 'zod';
+import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
+import { idInput } from '../src/engine/inputs.js';
+import { isRecord } from '../src/engine/output.js';
+import { defined, preview } from './common.js';
+import { CONFIG_UNTRUSTED, nonBlank, withoutSecrets } from './config-common.js';
+
+const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
+const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
+
+const inputField = z
+  .object({
+    name: nonBlank('Field name, used as ${name} in data step URLs.'),
+    type: fieldType,
+    required: z.boolean().optional(),
+    path: z.string().optional().describe('Runtime path to bind the value from.'),
+    value: z.unknown().optional().describe('Literal value.'),
+    source: fieldSource.optional(),
+    defaultValue: z.unknown().optional(),
+    autoBindPath: z.string().optional(),
+  })
+  .passthrough();
+
+const outputField = z
+  .object({
+    name: nonBlank('Output field name.'),
+    type: fieldType,
+    path: z.string().optional().describe('Where the value comes from; for source apiResponse "<stepId>.<responseMappingKey>".'),
+    sendToLlm: z.boolean().optional().describe('Visible to AI (attributes).'),
+    source: fieldSource.optional(),
+    useInRulebooks: z.boolean().optional(),
+  })
+  .passthrough()
+  .superRefine((field, context) => {
+    if (field.source !== 'apiResponse') return;
+    if (!field.path || field.path.trim() === '') {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: ['path'], message: 'is required with source apiResponse: write "<stepId>.<responseMappingKey>"' });
+    } else if (!/^[^.\s]+\.\S/.test(field.path)) {
+      context.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['path'],
+        message: `must name the data step as "<stepId>.${field.path}" (step ids come from add_data_step); a bare key like "${field.path}" may resolve at runtime but the dashboard does not treat it as mapped`,
+      });
+    }
+  });
+
+const schemaFields = {
+  inputSchema: z.array(inputField).optional().describe('Input fields: {name, type, required, path?, value?, source? (metadata|jwt|apiResponse), defaultValue?, autoBindPath?}.'),
+  outputSchema: z.array(outputField).optional().describe('Output fields: {name, type, path, sendToLlm, source}; apiResponse paths are "<stepId>.<key>".'),
+};
+
+/** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
+export function urlTemplateProblem(url: string): string | undefined {
+  if (/\{\{[^}]*\}\}/.test(url)) {
+    return 'uses {{placeholder}} syntax, which the API does not support: write ${fieldName} for an input field or ${stepId.key} for a value mapped by an earlier step';
+  }
+  for (const match of url.matchAll(/\$\{([^}]*)(\}?)/g)) {
+    if (match[2] !== '}') return 'has an unclosed ${ template';
+    if (match[1].trim() === '') return 'has an empty ${} template';
+  }
+  return undefined;
+}
+
+const stepUrl = z
+  .string()
+  .refine((url) => url.trim().length > 0, 'must not be empty')
+  .superRefine((url, context) => {
+    const problem = urlTemplateProblem(url);
+    if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+  })
+  .describe('URL; ${field} inserts an input, ${stepId.key} a value of an earlier step. Sent as written.');
+
+const maskedValue = z.object({ hide: z.boolean(), value: z.unknown() }).strict();
+const headerValue = z.union([z.string(), z.number(), z.boolean(), maskedValue]);
+const stepFields = {
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+  headers: z
+    .record(headerValue)
+    .nullable()
+    .optional()
+    .describe('Header values: plain, or {hide: true, value} to store as secret. Send {hide: true, value: "********"} back unchanged to keep a stored secret.'),
+  body: z.record(z.unknown()).nullable().optional().describe('JSON body values, same masking rules as headers.'),
+  responseMapping: z
+    .record(z.union([z.string().min(1, 'must not be empty'), z.object({ path: z.string().min(1, 'must not be empty'), dataType: fieldType.optional() }).passthrough()]))
+    .optional()
+    .describe('Output key -> response path ("." = whole body, "a.b[0]") or {path, dataType}.'),
+};
+
+const STEP_ERRORS = {
+  400: 'check the step: url templates use ${field} or ${stepId.key}, method GET/POST/PUT/PATCH/DELETE, and a masked ******** value only where a stored secret exists',
+  404: 'no action/attribute with this toolId, or no data step with this id (list_actions lists actions and attributes; add_data_step returns step ids)',
+  500: 'the action or attribute could not be loaded from storage (an unknown toolId can surface this way; list_actions lists valid ids)',
+};
+
+type Classified = Record<string, unknown> & { kind: 'attribute' | 'action' | 'unknown' };
+
+function records(response: unknown): Record<string, unknown>[] {
+  if (Array.isArray(response)) return response.filter(isRecord);
+  if (isRecord(response)) {
+    const array = Object.values(response).find(Array.isArray);
+    if (array) return (array as unknown[]).filter(isRecord);
+  }
+  return [];
+}
+
+const listActions = defineTool({
+  name: 'list_actions',
+  title: 'List actions and attributes',
+  group: 'actions',
+  scope: 'read',
+  description:
+    'Lists actions (run by rules) and attributes (alwaysGet: fetched each conversation), newest first, with output fields and assigned agents; kind filters client-side. Records without alwaysGet show as kind "unknown" under every filter.',
+  input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all').describe('attributes, actions or all (default).') }),
+  route: { method: 'GET', path: '/v2/hc-tools/public' },
+  transform: (response, input) => {
+    const all: Classified[] = records(response).map((item) => ({
+      ...item,
+      kind: item.alwaysGet === true ? 'attribute' : item.alwaysGet === false ? 'action' : 'unknown',
+    }));
+    const wanted = input.kind === 'attributes' ? 'attribute' : input.kind === 'actions' ? 'action' : undefined;
+    const kept = wanted ? all.filter((item) => item.kind === wanted || item.kind === 'unknown') : all;
+    const unknown = kept.filter((item) => item.kind === 'unknown').length;
+    return defined({
+      kind: input.kind,
+      count: kept.length,
+      actions: kept,
+      note: unknown ? `${unknown} record(s) came without alwaysGet, so they could not be classified and are shown as kind "unknown".` : undefined,
+    });
+  },
+  list: {
+    items: 'actions',
+    compact: (item) =>
+      defined({
+        id: item.id,
+        name: item.name,
+        kind: item.kind,
+        description: preview(item.description, 160),
+        fields: Array.isArray(item.fields) ? item.fields.map((field) => (isRecord(field) ? field.name : field)) : undefined,
+        botIds: item.botIds,
+        updatedAt: item.updatedAt,
+      }),
+    more: 'Filter with kind, or read svc://actions.',
+  },
+  errors: { 500: 'the actions and attributes could not be loaded from storage; try again shortly' },
+});
+
+const createAction = defineTool({
+  name: 'create_action',
+  title: 'Create an action or attribute',
+  group: 'actions',
+  scope: 'write',
+  description:
+    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for schemas, add_data_step, assign_action_to_agents, test_action. Other record fields are not documented: extra JSON fields pass through.',
+  input: z
+    .object({
+      name: nonBlank('Display name.'),
+      alwaysGet: z.boolean().describe('true: attribute; false: action.'),
+      description: z.string().nullable().optional().describe('For humans; not used for routing.'),
+      ...schemaFields,
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
+  errors: { 400: 'name must be non-empty and alwaysGet a boolean' },
+});
+
+const updateAction = defineTool({
+  name: 'update_action',
+  title: 'Update an action or attribute',
+  group: 'actions',
+  scope: 'write',
+  idempotent: true,
+  description:
+    'Sets the inputSchema and outputSchema (and name, description) of an action or attribute (toolId from list_actions or create_action). apiResponse output paths must be "<stepId>.<key>" with the step id from add_data_step. Field shapes beyond the documented ones pass through.',
+  input: z
+    .object({
+      toolId: idInput('Action or attribute id (list_actions).'),
+      name: nonBlank('New display name.').optional(),
+      description: z.string().nullable().optional(),
+      alwaysGet: z.boolean().optional(),
+      ...schemaFields,
+    })
+    .passthrough(),
+  route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  errors: {
+    400: 'check the schema fields: types string/number/boolean/array/object/date, sources metadata/jwt/apiResponse, apiResponse paths "<stepId>.<key>"',
+    404: STEP_ERRORS[404],
+    500: STEP_ERRORS[500],
+  },
+});
+
+const addDataStep = defineTool({
+  name: 'add_data_step',
+  title: 'Add a data step (external API call)',
+  group: 'actions',
+  scope: 'write',
+  description:
+    'Adds an external HTTP call step to an action or attribute (toolId); steps run by ascending stepNumber, each feeding the next. Templates ${field}/${stepId.key} are sent as written; {{x}} is refused. Returns the step id for output paths. Other payload names: not documented, passed through.',
+  input: z
+    .object({
+      toolId: idInput('Owning action or attribute (list_actions, create_action).'),
+      stepNumber: z.number().nullable().optional().describe('Run order, ascending.'),
+      name: z.string().optional().describe('Step name.'),
+      url: stepUrl,
+      ...stepFields,
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
+  transform: withoutSecrets,
+  untrusted: CONFIG_UNTRUSTED,
+  errors: STEP_ERRORS,
+});
+
+const assignAction = defineTool({
+  name: 'assign_action_to_agents',
+  title: 'Assign an action or attribute to agents',
+  group: 'actions',
+  scope: 'write',
+  idempotent: true,
+  description:
+    'Assigns an action or attribute (toolId from list_actions) to agents (botIds from list_agents) on channels. Only attribute assignments are enforced at runtime; actions run only from a rulebook tool node. Payload names are not documented.',
+  input: z
+    .object({
+      toolId: idInput('Action or attribute id (list_actions).'),
+      botIds: z.array(z.string().trim().min(1, 'must not be empty')).min(1, 'must list at least one agent').describe('Agent ids (list_agents).'),
+      channels: z.array(z.string().trim().min(1, 'must not be empty')).optional().describe('e.g. chat, email.'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
+  errors: { 404: 'the action/attribute or an agent was not found (list_actions and list_agents give valid ids)', 500: STEP_ERRORS[500] },
+});
+
+const testAction = defineTool({
+  name: 'test_action',
+  title: 'Test-run an action or attribute',
+  group: 'actions',
+  scope: 'write',
+  openWorld: true,
+  description:
+    'Runs every data step of an action or attribute (toolId from list_actions) with the given inputs, calling the configured external APIs. Returns success, output values, per-step requests and extracted data. Result field names are not documented.',
+  input: z
+    .object({
+      toolId: idInput('Action or attribute id (list_actions).'),
+      inputs: z.record(z.unknown()).optional().describe('Input field values by name, e.g. {"orderId": "1001"}.'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
+  transform: withoutSecrets,
+  untrusted: CONFIG_UNTRUSTED,
+  errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
+});
+
+const testDataStep = defineTool({
+  name: 'test_data_step',
+  title: 'Test one data step',
+  group: 'actions',
+  scope: 'write',
+  openWorld: true,
+  description:
+    'Makes one data step\'s HTTP call and returns success, HTTP status, raw response and error. Pass a stored step\'s id (fields given override it; masked ******** values keep its secrets) or a full config. Payload names beyond those are not documented.',
+  input: z
+    .object({
+      id: z.string().trim().min(1).optional().describe('Stored data step id (add_data_step).'),
+      toolId: z.string().trim().min(1).optional(),
+      url: stepUrl.optional(),
+      ...stepFields,
+      inputs: z.record(z.unknown()).optional().describe('Values for ${} templates; "<stepId>.<key>" names stand in for earlier steps.'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
+  transform: withoutSecrets,
+  untrusted: CONFIG_UNTRUSTED,
+  errors: STEP_ERRORS,
+});
+
+export const setupAttribute: PromptDefinition = {
+  name: 'setup_attribute',
+  title: 'Set up an attribute end to end',
+  description: 'Creates an attribute that fetches data from an external API, maps its output, assigns it to agents and test-runs it.',
+  arguments: [
+    { name: 'purpose', description: 'What the attribute should fetch, e.g. "the status of the customer\'s latest order".', required: true },
+    { name: 'apiUrl', description: 'The API URL with ${field} templates, e.g. https://api.example.com/orders/${orderId}.' },
+    { name: 'botIds', description: 'Comma-separated agent ids to assign it to (list_agents).' },
+  ],
+  uses: ['create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action'],
+  render: ({ purpose, apiUrl, botIds }) =>
+    [
+      `Set up an attribute that fetches ${purpose}.`,
+      '',
+      '1. create_action with a clear name, a description, and alwaysGet: true (an attribute).',
+      '2. update_action with the inputSchema: the fields the API call needs, with their source (metadata or jwt) and path.',
+      `3. add_data_step with the toolId, stepNumber 1, method, url${apiUrl ? ` "${apiUrl}"` : ''} (templates \${field} for inputs and \${stepId.key} for values of earlier steps; never {{field}}), headers (secrets as {hide: true, value}) and a responseMapping of the values to keep.`,
+      '4. update_action again with the outputSchema: each field with source apiResponse, path "<stepId>.<responseMappingKey>" using the step id returned by add_data_step, and sendToLlm true if the agent should see it.',
+      `5. assign_action_to_agents with the toolId${botIds ? ` and botIds ${botIds}` : ' and the agents from list_agents'} (attributes run only for assigned agents).`,
+      '6. test_action with sample inputs; check success, the output values and each step\'s request. Fix and re-test until it succeeds.',
+      '',
+      'Ask me before each write, show what you will send, and never repeat a secret back in your messages.',
+    ].join('\n'),
+};
+
+export const actions: ToolGroup = {
+  name: 'actions',
+  description: 'Actions and attributes, their data steps (external API calls), agent assignment and test runs.',
+  tools: [listActions, createAction, updateAction, addDataStep, assignAction, testAction, testDataStep],
+  resources: [
+    {
+      name: 'actions',
+      title: 'Actions and attributes',
+      description: 'Every action and attribute of the workspace with its output fields and assigned agents.',
+      uri: 'svc://actions',
+      tool: 'list_actions',
+      args: { kind: 'all' },
+    },
+  ],
+  prompts: [setupAttribute],
+};

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { idInput } from '../src/engine/inputs.js';
+import { defined } from './common.js';
+
+const NOT_DOCUMENTED = 'Payload shape is not documented:';
+const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
+const folderId = (what: string) => idInput(what);
+
+const listFolders = defineTool({
+  name: 'list_folders',
+  title: 'List folders',
+  group: 'folders',
+  scope: 'read',
+  description: 'Lists the knowledge folders (a tree through parentFolderId) with the agents assigned to each; with botId only the folders that agent answers from (assigned ones and their subfolders).',
+  input: z.object({ botId: z.string().trim().min(1, 'must not be empty').optional().describe('Only this agent\'s folders (ids from list_agents).') }),
+  route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
+  transform: (folders) => ({ folders }),
+  list: {
+    items: 'folders',
+    compact: (item) => defined({ id: item.id, name: item.name, parentFolderId: item.parentFolderId, botIds: item.botIds }),
+    more: 'Pass botId to see one agent\'s folders.',
+  },
+});
+
+const createFolder = defineTool({
+  name: 'create_folder',
+  title: 'Create a folder',
+  group: 'folders',
+  scope: 'write',
+  description: `Creates a knowledge folder, at the top level or inside parentFolderId (list_folders). Assign it to agents with assign_folders_to_agent. ${NOT_DOCUMENTED} name and parentFolderId shown; others pass through.`,
+  input: z
+    .object({
+      name: z.string().optional().describe('Folder name.'),
+      parentFolderId: z.string().optional().describe('Parent folder id; omit for the top level.'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest' },
+  errors: { 400: 'check name and that parentFolderId is a folder of this workspace (list_folders)' },
+});
+
+const updateFolder = defineTool({
+  name: 'update_folder',
+  title: 'Rename a folder',
+  group: 'folders',
+  scope: 'write',
+  idempotent: true,
+  description: `Changes a folder's fields, such as its name; to move it use move_folder. ${NOT_DOCUMENTED} name shown; others pass through.`,
+  input: z.object({ folderId: folderId('Folder id (list_folders).'), name: z.string().optional().describe('New name.') }).passthrough(),
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
+  errors: { 404: NOT_FOUND },
+});
+
+const moveFolder = defineTool({
+  name: 'move_folder',
+  title: 'Move a folder',
+  group: 'folders',
+  scope: 'write',
+  idempotent: true,
+  description: `Moves a folder with its contents under another folder (parentFolderId), or to the top level with null; not into its own subtree. ${NOT_DOCUMENTED} parentFolderId shown; others pass through.`,
+  input: z
+    .object({
+      folderId: folderId('Folder to move (list_folders).'),
+      parentFolderId: z.string().nullable().optional().describe('New parent folder id, or null for the top level.'),
+    })
+    .passthrough(),
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest' },
+  errors: { 404: NOT_FOUND, 400: 'the target must be a folder of this workspace outside the moved folder\'s own subtree' },
+});
+
+const deleteFolder = defineTool({
+  name: 'delete_folder',
+  title: 'Delete a folder',
+  group: 'folders',
+  scope: 'write',
+  destructive: true,
+  idempotent: true,
+  description: 'Permanently deletes a folder and its agent assignments. Move or delete its articles and subfolders first (list_articles, move_article).',
+  input: z.object({ folderId: folderId('Folder id (list_folders).') }),
+  route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
+  errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
+});
+
+const assignFolders = defineTool({
+  name: 'assign_folders_to_agent',
+  title: 'Assign folders to an agent',
+  group: 'folders',
+  scope: 'write',
+  idempotent: true,
+  description: `Lets an agent answer from the live articles of these folders and their subfolders (existing assignments are kept). Ids from list_agents and list_folders. ${NOT_DOCUMENTED} botId and folderIds shown; others pass through.`,
+  input: z
+    .object({
+      botId: z.string().trim().min(1, 'must not be empty').optional().describe('Agent id (list_agents).'),
+      folderIds: z.array(z.string().trim().min(1, 'must not be empty')).optional().describe('Folder ids (list_folders).'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },
+  errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
+});
+
+export const folders: ToolGroup = {
+  name: 'folders',
+  description: 'Knowledge folders and which agents answer from them.',
+  tools: [listFolders, createFolder, updateFolder, moveFolder, deleteFolder, assignFolders],
+  resources: [
+    { name: 'folders', title: 'Folders', description: 'Every knowledge folder with its parent and assigned agents.', uri: 'svc://folders', tool: 'list_folders' },
+    {
+      name: 'agent-folders',
+      title: 'Folders of an agent',
+      description: 'The folders one agent answers from (assigned folders and their subfolders).',
+      uri: 'svc://agents/{botId}/folders',
+      tool: 'list_folders',
+      complete: { botId: { tool: 'list_agents', pick: (item) => (typeof item.id === 'string' ? item.id : undefined) } },
+    },
+  ],
+};

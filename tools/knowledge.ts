@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { DOCUMENT_TEXT } from './common.js';
+
+/**
+ * The knowledge routes are known by method and path only (spec: payloads "not shown"). Each tool
+ * types the fields a user would plausibly send, all optional, and passes any other JSON field
+ * through unchanged.
+ */
+const NOT_DOCUMENTED = 'Payload shape is not documented: the fields shown are the usual ones; others pass through.';
+
+const ids = (what: string) => z.array(z.string().trim().min(1, 'must not be empty')).optional().describe(what);
+const optionalId = (what: string) => z.string().trim().min(1, 'must not be empty').optional().describe(what);
+
+const initializeTree = defineTool({
+  name: 'initialize_knowledge_tree',
+  title: 'Propose a knowledge tree',
+  group: 'knowledge',
+  scope: 'write',
+  description: `Proposes a folder and article tree from processed sources (ids from ingest_sources) and returns a treeId to review, then persist_knowledge_tree. ${NOT_DOCUMENTED}`,
+  input: z
+    .object({
+      documentIds: ids('Source ids to organise.'),
+      parentFolderId: optionalId('Folder to place the tree under (list_folders).'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
+  untrusted: DOCUMENT_TEXT,
+  errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
+});
+
+const persistTree = defineTool({
+  name: 'persist_knowledge_tree',
+  title: 'Save a knowledge tree',
+  group: 'knowledge',
+  scope: 'write',
+  description: `Saves a tree from initialize_knowledge_tree as folders and draft articles (review them with list_articles type draft before publishing). ${NOT_DOCUMENTED}`,
+  input: z
+    .object({
+      treeId: optionalId('Tree id from initialize_knowledge_tree.'),
+      parentFolderId: optionalId('Folder to create the tree under (list_folders).'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
+  untrusted: DOCUMENT_TEXT,
+  errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
+});
+
+const generateKnowledge = defineTool({
+  name: 'generate_knowledge',
+  title: 'Generate knowledge from a source',
+  group: 'knowledge',
+  scope: 'write',
+  description: `Starts a job that turns one processed source (COMPLETED in wait_for_sources) into a draft article; poll it with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
+  input: z
+    .object({
+      documentId: optionalId('Source id (from ingest_sources).'),
+      folderId: optionalId('Folder for the draft (list_folders).'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest' },
+  errors: { 400: 'check the source id (ingest_sources returns it) and the folder id (list_folders)' },
+});
+
+const generateBulk = defineTool({
+  name: 'generate_knowledge_bulk',
+  title: 'Generate knowledge from many sources',
+  group: 'knowledge',
+  scope: 'write',
+  description: `Starts one knowledge job per processed source, each making a draft article; poll them with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
+  input: z
+    .object({
+      documentIds: ids('Source ids (from ingest_sources).'),
+      folderId: optionalId('Folder for the drafts (list_folders).'),
+    })
+    .passthrough(),
+  route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest' },
+  errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
+});
+
+const jobsStatus = defineTool({
+  name: 'get_knowledge_jobs_status',
+  title: 'Knowledge job status',
+  group: 'knowledge',
+  scope: 'read',
+  description: `Status of knowledge jobs from generate_knowledge or generate_knowledge_bulk, with the draft article id once done (read with get_articles). ${NOT_DOCUMENTED}`,
+  input: z.object({ jobIds: ids('Job ids (job_...).') }).passthrough(),
+  route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
+  untrusted: DOCUMENT_TEXT,
+});
+
+export const knowledge: ToolGroup = {
+  name: 'knowledge',
+  description: 'Knowledge generation from processed sources: trees, jobs and their status.',
+  tools: [initializeTree, persistTree, generateKnowledge, generateBulk, jobsStatus],
+};

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { idInput } from '../src/engine/inputs.js';
+import { nonBlank } from './config-common.js';
+
+const createTag = defineTool({
+  name: 'create_tag',
+  title: 'Create a tag',
+  group: 'tags',
+  scope: 'write',
+  description:
+    'Creates a tag in a workspace-owned custom tag group (tagGroupId from the dashboard: no API route lists tag groups). Returns the tag with its id.',
+  input: z.object({
+    tagGroupId: idInput('Custom tag group id.'),
+    tagName: nonBlank('Tag name.'),
+    tagDescription: z.string().optional().describe('What the tag means.'),
+  }),
+  route: { method: 'POST', path: '/v2/tag-groups/{tagGroupId}/tags/public', body: ['tagName', 'tagDescription'] },
+  errors: {
+    400: 'tagName must not be empty',
+    500: 'a tag group that is probably unknown (or not a custom group of this workspace); check tagGroupId in the dashboard',
+  },
+});
+
+export const tags: ToolGroup = {
+  name: 'tags',
+  description: 'Tags in custom tag groups.',
+  tools: [createTag],
+};

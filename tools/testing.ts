@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { idInput } from '../src/engine/inputs.js';
+import { isUuid } from './config-common.js';
+
+export const MAX_CASE_IDS = 200;
+
+/** Unique case UUIDs, 1 to 200: each bad or repeated entry is named by its index. */
+export const caseIdsInput = z
+  .array(z.string())
+  .min(1, 'must list at least one case id')
+  .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
+  .superRefine((ids, context) => {
+    const first = new Map<string, number>();
+    ids.forEach((id, index) => {
+      if (!isUuid(id)) {
+        context.addIssue({ code: z.ZodIssueCode.custom, path: [index], message: `must be a UUID (got ${JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id)})` });
+        return;
+      }
+      const key = id.toLowerCase();
+      if (first.has(key)) context.addIssue({ code: z.ZodIssueCode.custom, path: [index], message: `duplicates caseIds[${first.get(key)}] (${id}); case ids must be unique` });
+      else first.set(key, index);
+    });
+  })
+  .describe('Case UUIDs to attach: unique, 1-200, all of the group\'s agent.');
+
+const addCases = defineTool({
+  name: 'add_cases_to_criteria_group',
+  title: 'Attach test cases to a criteria group',
+  group: 'testing',
+  scope: 'write',
+  idempotent: true,
+  description:
+    'Attaches existing test cases (unique UUIDs, at most 200, same agent as the group) to a shared criteria group; each case may have at most 50 effective criteria. Returns the updated group. Ids come from the dashboard: no API route lists groups or cases.',
+  input: z.object({
+    criteriaGroupId: idInput('Criteria group UUID.').pipe(z.string().uuid('must be a UUID')),
+    caseIds: caseIdsInput,
+  }),
+  route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  errors: {
+    400: 'a case does not exist, belongs to another agent than the group, or would exceed 50 effective criteria',
+    404: 'no criteria group with this id in the workspace (group ids come from the dashboard)',
+  },
+});
+
+const startRun = defineTool({
+  name: 'start_test_set_run',
+  title: 'Start a test-set run',
+  group: 'testing',
+  scope: 'write',
+  openWorld: true,
+  description:
+    'Queues a run of a test set (testSetId from the dashboard). ruleExecutionMode: reuse recorded rule results, simulate (default) or execute, which calls configured external APIs. promptVersionId (simulate/execute only) tests a prompt version. Returns the run, status running.',
+  input: z
+    .object({
+      testSetId: idInput('Test set id.'),
+      ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse, simulate (default) or execute (calls external APIs).'),
+      promptVersionId: z.string().trim().min(1, 'must not be empty').optional().describe('Prompt version to test; only with simulate or execute.'),
+    })
+    .superRefine((input, context) => {
+      if (input.promptVersionId !== undefined && input.ruleExecutionMode === 'reuse') {
+        context.addIssue({ code: z.ZodIssueCode.custom, path: ['promptVersionId'], message: 'is only valid with ruleExecutionMode simulate or execute, not reuse' });
+      }
+    }),
+  route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  errors: {
+    400: 'check ruleExecutionMode (reuse, simulate, execute) and that promptVersionId is a prompt version of this workspace',
+    404: 'no test set with this id in the workspace (test set ids come from the dashboard)',
+  },
+});
+
+export const testing: ToolGroup = {
+  name: 'testing',
+  description: 'Test-suite criteria groups and test-set runs.',
+  tools: [addCases, startRun],
+};
