@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, preview } from './common.js';
-import { CONFIG_UNTRUSTED, nonBlank, withoutSecrets } from './config-common.js';
+import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -205,8 +204,7 @@ const addDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
-  transform: withoutSecrets,
-  untrusted: CONFIG_UNTRUSTED,
+  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 
@@ -244,8 +242,7 @@ const testAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
-  transform: withoutSecrets,
-  untrusted: CONFIG_UNTRUSTED,
+  untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
 
@@ -267,8 +264,7 @@ const testDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
-  transform: withoutSecrets,
-  untrusted: CONFIG_UNTRUSTED,
+  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 

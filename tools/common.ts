@@ -6,6 +6,17 @@ export const UNTRUSTED_TEXT = ['message', 'subjectPreview', 'feedback', 'content
 /** Knowledge fields written by document authors or external pages (titles, extracted paragraphs, article questions and keywords). */
 export const DOCUMENT_TEXT = [...UNTRUSTED_TEXT, 'title', 'paragraphs', 'questions', 'keywords'] as const;
 
+/** Third-party text of the configuration groups: customer API responses, replayed answers, refine reasoning. */
+export const CONFIG_TEXT = [...UNTRUSTED_TEXT, 'response', 'oldAnswer', 'newAnswer'] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+/** Non-blank text: blank strings count as empty. */
+export function nonBlank(description: string) {
+  return z.string().refine((text) => text.trim().length > 0, 'must not be empty or blank').describe(description);
+}
+
 export const channelEnum = z.enum(['chat', 'email']);
 
 /** Source values of conversations: the documented ones plus lowercase names of connected platforms. */

@@ -4,8 +4,7 @@ import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { defined } from './common.js';
-import { CONFIG_UNTRUSTED } from './config-common.js';
+import { CONFIG_TEXT, defined } from './common.js';
 
 const snapshot = z
   .object({ interactionId: z.string(), eventId: z.string(), originalEventId: z.string().nullable(), content: z.string().nullable(), role: z.string(), type: z.string(), createdAt: z.string() })
@@ -111,7 +110,7 @@ const getRefineSession = defineTool({
       ? { active: false, interactionId: input.interactionId, eventId: input.eventId, note: NO_SESSION }
       : { active: true, ...(response as Record<string, unknown>) },
   output: session,
-  untrusted: CONFIG_UNTRUSTED,
+  untrusted: CONFIG_TEXT,
   errors: ERRORS,
 });
 
@@ -223,7 +222,7 @@ const waitForRefineSession = defineTool({
     timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('Give up after this long (default 120).'),
   }),
   handler: waitForRefine,
-  untrusted: CONFIG_UNTRUSTED,
+  untrusted: CONFIG_TEXT,
   errors: ERRORS,
   taskSupport: 'optional',
 });

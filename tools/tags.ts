@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { nonBlank } from './config-common.js';
+import { nonBlank } from './common.js';
 
 const createTag = defineTool({
   name: 'create_tag',

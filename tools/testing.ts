@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isUuid } from './config-common.js';
+import { isUuid } from './common.js';
 
 export const MAX_CASE_IDS = 200;
 

@@ -20,6 +20,7 @@ import type { PromptDefinition, ResourceDefinition, ToolContext, ToolDefinition,
 import { errorResult, validationResult } from './errors.js';
 import { acceptsUnknownKeys, coerceToSchema, formatIssues, objectShape } from './inputs.js';
 import { shapeResult, type View } from './output.js';
+import { redactSecrets, secretsIn } from './secrets.js';
 import { toolListEntry } from './schema.js';
 
 export const SERVER_NAME = 'svc-mcp';
@@ -168,6 +169,7 @@ async function runTool(run: RunToolArguments): Promise<CallToolResult> {
       data = await tool.handler(input, context);
     }
     if (tool.transform) data = tool.transform(data, input);
+    data = redactSecrets(data, secretsIn(input));
     return shapeResult(data, {
       view,
       list: tool.list,

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../support/paths.js';
-import { maskSecrets } from '../../src/engine/confirm.js';
+import { maskSecrets } from '../../src/engine/secrets.js';
 
 const dim = (text: string) => `\x1b[2m${text}\x1b[0m`;
 const bold = (text: string) => `\x1b[1m${text}\x1b[0m`;

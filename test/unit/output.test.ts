@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shapeResult } from '../../src/engine/output.js';
-import { maskSecrets, describeRequest } from '../../src/engine/confirm.js';
+import { describeRequest } from '../../src/engine/confirm.js';
+import { maskSecrets } from '../../src/engine/secrets.js';
 import { scrubSecrets } from '../../src/log.js';
 
 const list = { items: 'rows', compact: (row: Record<string, unknown>) => ({ id: row.id }), more: 'Page with cursor.' };

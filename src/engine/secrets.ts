@@ -1,21 +1,25 @@
-/** Helpers shared by the agent-configuration and quality groups (actions, rules, replays, refine, testing, tags). */
-import { z } from 'zod';
-import { isRecord } from '../src/engine/output.js';
-import { UNTRUSTED_TEXT } from './common.js';
+import { isRecord } from './output.js';
 
 export const MASK = '********';
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
 
-/** Third-party text of these groups: customer API responses, replayed answers, refine reasoning. */
-export const CONFIG_UNTRUSTED = [...UNTRUSTED_TEXT, 'response', 'oldAnswer', 'newAnswer'] as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
+/**
+ * For previews: values marked sensitive (`{hide: true, value}`) and plain strings under
+ * secret-looking names (Authorization, token, ...) are shown as the mask.
+ */
+export function maskSecrets(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskSecrets(item));
+  if (isRecord(value)) {
+    if (value.hide === true && 'value' in value) return { ...value, value: MASK };
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, maskSecrets(item, name)]));
+  }
+  if (typeof value === 'string' && key && SECRET_NAME.test(key) && value !== MASK) return MASK;
+  return value;
+}
 
 /**
  * Secret values a user passed in: `{hide: true, value}` values other than the mask, and plain
- * strings under secret-looking names (Authorization, token, ...), including the bare token of a
- * `Bearer <token>` value.
+ * strings under secret-looking names, including the bare token of a `Bearer <token>` value.
  */
 export function secretsIn(value: unknown, key?: string, found: Set<string> = new Set()): string[] {
   if (Array.isArray(value)) value.forEach((item) => secretsIn(item, key, found));
@@ -36,8 +40,8 @@ function addSecret(found: Set<string>, value: unknown): void {
 }
 
 /**
- * Masks what must never be shown back: `{hide: true}` values, and every occurrence of a secret
- * the user passed in (longest first), wherever the API may have echoed it.
+ * Masks what must never be shown back in a result: `{hide: true}` values, and every occurrence of
+ * a secret the user passed in (longest first), wherever the API may have echoed it.
  */
 export function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
   const ordered = [...secrets].sort((a, b) => b.length - a.length);
@@ -51,14 +55,4 @@ export function redactSecrets(value: unknown, secrets: readonly string[]): unkno
     return item;
   };
   return walk(value);
-}
-
-/** Result transform of tools whose input may carry secrets. */
-export function withoutSecrets(response: unknown, input: unknown): unknown {
-  return redactSecrets(response, secretsIn(input));
-}
-
-/** Non-blank text: blank strings count as empty. */
-export function nonBlank(description: string) {
-  return z.string().refine((text) => text.trim().length > 0, 'must not be empty or blank').describe(description);
 }
