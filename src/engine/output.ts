@@ -153,9 +153,10 @@ function scalar(value: unknown, key: string | undefined, context: RenderContext,
   if (typeof value !== 'string') return String(value);
   if (key && context.untrusted.has(key)) {
     context.state.untrustedSeen = true;
+    const text = value.replaceAll(context.tag, '');
+    if (!text.includes('\n')) return `<${context.tag}>${text}</${context.tag}>`;
     const pad = '  '.repeat(indent + 1);
-    const text = value.replaceAll(context.tag, '').split('\n').map((line) => pad + line).join('\n');
-    return `<${context.tag}>\n${text}\n${pad}</${context.tag}>`;
+    return `<${context.tag}>\n${text.split('\n').map((line) => pad + line).join('\n')}\n${pad}</${context.tag}>`;
   }
   return value.includes('\n') ? JSON.stringify(value) : value;
 }

@@ -19,7 +19,7 @@ export function manifestTools() {
   return catalog.flatMap((group) => group.tools).map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
-/** The README's tool table, one row per tool, grouped as the catalog is. */
+/** The README's tool table, one row per tool, grouped as the catalog is, then the resources and prompts. */
 export function readmeToolTable(): string {
   const rows = ['| group | tool | kind | what it does |', '|---|---|---|---|'];
   for (const group of catalog) {
@@ -28,6 +28,12 @@ export function readmeToolTable(): string {
       rows.push(`| ${group.name} | \`${tool.name}\` | ${kind} | ${tool.description.replaceAll('|', '\\|')} |`);
     }
   }
+  const resources = catalog.flatMap((group) => group.resources ?? []);
+  const prompts = catalog.flatMap((group) => group.prompts ?? []);
+  rows.push('', 'Resources (read-only context; templates complete ids where a list tool exists):', '');
+  for (const resource of resources) rows.push(`- \`${resource.uri}\`: ${resource.description}`);
+  rows.push('', 'Prompts:', '');
+  for (const prompt of prompts) rows.push(`- \`${prompt.name}\`: ${prompt.description}`);
   return rows.join('\n');
 }
 

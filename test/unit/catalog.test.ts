@@ -59,6 +59,20 @@ describe('catalog rules', () => {
       expect(route.path.startsWith('/v2/'), tool.name).toBe(true);
     }
   });
+  it('names, for every prompt, the existing tools its workflow uses', () => {
+    const names = new Set(tools.map((tool) => tool.name));
+    for (const prompt of catalog.flatMap((group) => group.prompts ?? [])) {
+      expect(prompt.uses?.length, prompt.name).toBeGreaterThan(0);
+      for (const name of prompt.uses ?? []) expect(names.has(name), `${prompt.name} uses ${name}`).toBe(true);
+    }
+  });
+  it('points every resource at an existing read tool', () => {
+    for (const resource of catalog.flatMap((group) => group.resources ?? [])) {
+      if (resource.text) continue;
+      const tool = tools.find((candidate) => candidate.name === resource.tool);
+      expect(tool?.scope, resource.uri).toBe('read');
+    }
+  });
   it('marks deletes destructive and only reads read-only', () => {
     for (const tool of tools) {
       if (tool.route?.method === 'DELETE') expect(tool.destructive, tool.name).toBe(true);
