@@ -124,7 +124,7 @@ export interface PromptDefinition {
   description: string;
   arguments: PromptArgument[];
   /** Tools the workflow calls: the prompt is offered only when all of them are exposed (toolsets, read-only). */
-  uses?: readonly string[];
+  uses: readonly string[];
   render: (args: Record<string, string | undefined>) => string;
 }
 

@@ -376,7 +376,7 @@ async function completeIds(
 function registerPrompts(server: McpServer, catalog: ToolGroup[], toolsByName: Map<string, ToolDefinition>): void {
   const prompts: PromptDefinition[] = catalog
     .flatMap((group) => group.prompts ?? [])
-    .filter((prompt) => (prompt.uses ?? []).every((name) => toolsByName.has(name)));
+    .filter((prompt) => prompt.uses.every((name) => toolsByName.has(name)));
   for (const prompt of prompts) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((argument) => [argument.name, (argument.required ? z.string() : z.string().optional()).describe(argument.description)]),

@@ -62,8 +62,8 @@ describe('catalog rules', () => {
   it('names, for every prompt, the existing tools its workflow uses', () => {
     const names = new Set(tools.map((tool) => tool.name));
     for (const prompt of catalog.flatMap((group) => group.prompts ?? [])) {
-      expect(prompt.uses?.length, prompt.name).toBeGreaterThan(0);
-      for (const name of prompt.uses ?? []) expect(names.has(name), `${prompt.name} uses ${name}`).toBe(true);
+      expect(prompt.uses.length, prompt.name).toBeGreaterThan(0);
+      for (const name of prompt.uses) expect(names.has(name), `${prompt.name} uses ${name}`).toBe(true);
     }
   });
   it('points every resource at an existing read tool', () => {
