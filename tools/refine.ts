@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolContext, type ToolGroup } from '../src/engine/define.js';
-import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
@@ -179,9 +178,20 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
   });
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const where = `last status seen: ${lastStatus}${lastIteration !== undefined ? ` (iteration ${lastIteration})` : ''}`;
-  if (outcome.status === 'cancelled') throw new ToolFailure(`Stopped waiting for the refine session (cancelled after ${seconds}s); ${where}. Nothing was changed.`);
-  if (outcome.status === 'timeout') {
-    throw new ToolFailure(`The refine session was still running after ${seconds}s (${outcome.rounds} polls); ${where}. Call wait_for_refine_session again to keep waiting.`);
+  // Like wait_for_sources: an unfinished wait is a result that says where things stand, not an error.
+  if (outcome.status !== 'done') {
+    return {
+      finished: false,
+      status: outcome.status === 'timeout' ? 'timed_out' : 'cancelled',
+      lastStatus,
+      iterationNumber: lastIteration,
+      polls: outcome.rounds,
+      waitedSeconds: seconds,
+      note:
+        outcome.status === 'timeout'
+          ? `Still running after ${seconds}s; ${where}. Call wait_for_refine_session again to keep waiting.`
+          : `Stopped waiting (cancelled after ${seconds}s); ${where}. Nothing was changed.`,
+    };
   }
   const value = outcome.state;
   if (!value) return { finished: true, active: false, interactionId: input.interactionId, eventId: input.eventId, note: NO_SESSION, polls: outcome.rounds };

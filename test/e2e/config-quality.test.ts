@@ -348,7 +348,8 @@ describe('wait_for_refine_session', () => {
   it('times out saying the last status seen', async () => {
     await startRefine(14, 'ready', 60_000);
     const result = await call(server, 'wait_for_refine_session', { interactionId: conv(14), eventId: botEvent(14), timeoutSeconds: 1 });
-    expect(result.isError).toBe(true);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ finished: false, status: 'timed_out', lastStatus: 'queued', iterationNumber: 1 });
     expect(textOf(result)).toContain('last status seen: queued (iteration 1)');
     expect(textOf(result)).toContain('Call wait_for_refine_session again');
   }, 10_000);
