@@ -44,8 +44,8 @@ const outputField = z
   });
 
 const schemaFields = {
-  inputSchema: z.array(inputField).optional().describe('Input fields: {name, type, required, path?, value?, source? (metadata|jwt|apiResponse), defaultValue?, autoBindPath?}.'),
-  outputSchema: z.array(outputField).optional().describe('Output fields: {name, type, path, sendToLlm, source}; apiResponse paths are "<stepId>.<key>".'),
+  inputSchema: z.array(inputField).optional().describe('Input fields of the action.'),
+  outputSchema: z.array(outputField).optional().describe('Output fields; apiResponse paths are "<stepId>.<key>".'),
 };
 
 /** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
@@ -149,13 +149,12 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for schemas, add_data_step, assign_action_to_agents, test_action. Other record fields are not documented: extra JSON fields pass through.',
+    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for its schemas, add_data_step, assign_action_to_agents, test_action. Other fields are not documented and pass through.',
   input: z
     .object({
       name: nonBlank('Display name.'),
       alwaysGet: z.boolean().describe('true: attribute; false: action.'),
       description: z.string().nullable().optional().describe('For humans; not used for routing.'),
-      ...schemaFields,
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
