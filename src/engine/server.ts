@@ -27,6 +27,11 @@ export const SERVER_NAME = 'svc-mcp';
 export const SERVER_VERSION = '0.1.0';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a tool run needs from the MCP request that started it: its progress token and a way to notify. */
+type Origin = Pick<Extra, '_meta' | 'sendNotification'>;
+/** Internal runs (completions) have no request to report progress to. */
+const NO_ORIGIN: Origin = { _meta: undefined, sendNotification: async () => undefined };
+type Execute = (tool: ToolDefinition, rawArgs: Record<string, unknown>, origin: Origin, signal: AbortSignal) => Promise<CallToolResult>;
 
 export interface EngineOptions {
   config: Config;
@@ -76,9 +81,9 @@ export function createMcpServer(options: EngineOptions): McpServer {
   const listing: Tool[] = tools.map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm)));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
 
-  const execute = async (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, signal: AbortSignal): Promise<CallToolResult> => {
+  const execute: Execute = async (tool, rawArgs, origin, signal) => {
     const started = Date.now();
-    const result = await runTool({ tool, rawArgs, extra, signal, api, options, toolsByName, server });
+    const result = await runTool({ tool, rawArgs, origin, signal, api, options, toolsByName, server });
     logger.info({ tool: tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
     return result;
   };
@@ -95,7 +100,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
     return execute(tool, rawArgs, extra, extra.signal);
   });
 
-  registerResources(server, catalog, config, toolsByName, (tool, args, extra) => execute(tool, args, extra, extra.signal));
+  registerResources(server, catalog, config, toolsByName, execute);
   registerPrompts(server, catalog, toolsByName);
   return server;
 }
@@ -109,7 +114,7 @@ async function startTask(
   rawArgs: Record<string, unknown>,
   extra: Extra,
   ttl: number | null | undefined,
-  execute: (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, signal: AbortSignal) => Promise<CallToolResult>,
+  execute: Execute,
 ) {
   const store = extra.taskStore!;
   const task = await store.createTask({ ttl: ttl ?? 3_600_000, pollInterval: 1000 });
@@ -132,7 +137,7 @@ async function startTask(
 interface RunToolArguments {
   tool: ToolDefinition;
   rawArgs: Record<string, unknown>;
-  extra: Extra;
+  origin: Origin;
   signal: AbortSignal;
   api: Api;
   options: EngineOptions;
@@ -270,7 +275,7 @@ function notSent(message: string, description: string, tool: ToolDefinition): Ca
 }
 
 function toolContext(run: RunToolArguments): ToolContext {
-  const progressToken = run.extra._meta?.progressToken;
+  const progressToken = run.origin._meta?.progressToken;
   return {
     api: run.api,
     config: run.options.config,
@@ -279,7 +284,7 @@ function toolContext(run: RunToolArguments): ToolContext {
     local: run.options.config.transport === 'stdio',
     async progress(update) {
       if (progressToken === undefined) return;
-      await run.extra
+      await run.origin
         .sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } })
         .catch(() => undefined);
     },
@@ -305,8 +310,6 @@ function pick(source: Record<string, unknown>, keys: string[]): Record<string, u
 function omit(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(source).filter(([key]) => !keys.includes(key)));
 }
-
-type Execute = (tool: ToolDefinition, args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>;
 
 function registerResources(
   server: McpServer,
@@ -350,7 +353,7 @@ async function readResource(
   if (resource.text) return resource.text();
   const tool = toolsByName.get(resource.tool!)!;
   const args = { ...resource.args, ...Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value])) };
-  const result = await execute(tool, args, extra);
+  const result = await execute(tool, args, extra, extra.signal);
   const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   if (result.isError) throw new McpError(ErrorCode.InvalidParams, text);
   return text;
@@ -363,7 +366,7 @@ async function completeIds(
   config: Config,
   execute: Execute,
 ): Promise<string[]> {
-  const result = await execute(tool, { ...source.args, view: 'compact' }, { signal: AbortSignal.timeout(config.timeoutMs) } as Extra).catch(() => undefined);
+  const result = await execute(tool, { ...source.args, view: 'compact' }, NO_ORIGIN, AbortSignal.timeout(config.timeoutMs)).catch(() => undefined);
   const data = result?.structuredContent;
   const items = (tool.list?.items ? data?.[tool.list.items] : data?.items) as unknown;
   if (!Array.isArray(items)) return [];

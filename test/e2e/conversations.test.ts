@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
@@ -182,6 +182,23 @@ describe('conversations and agents over stdio', () => {
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ windows: 2, complete: false, count: 20 });
+  });
+
+  it('stops an export task on tasks/cancel and sends nothing more', async () => {
+    sandbox.injectFaults([{ path: '/v2/hc-interactions/public', delayMs: 300, times: 20 }]);
+    const created = await server.client.request(
+      { method: 'tools/call', params: { name: 'export_conversations', arguments: { since: '1000d', maxConversations: 10_000 }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await server.client.experimental.tasks.cancelTask(taskId);
+    expect((await server.client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const sent = apiRequests(sandbox).length;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(apiRequests(sandbox).length).toBe(sent);
+    expect(sent).toBeLessThan(12);
   });
 
   it('serves the guide and agents resources and the triage prompt', async () => {
