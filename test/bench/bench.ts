@@ -24,7 +24,7 @@ async function spawnServer(sandbox: Sandbox, env: Record<string, string>): Promi
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: existsSync(ENTRY) ? [ENTRY] : ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')],
-    env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'warn', SVC_CONFIRM: 'none', ...env },
+    env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'warn', ...env },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -54,6 +54,7 @@ const coldStarts: number[] = [];
 for (let run = 0; run < 3; run++) {
   const started = performance.now();
   const server = await spawnServer(sandbox, unlimited);
+const rssAtStart = rssMb(server.transport.pid);
   await server.client.listTools();
   coldStarts.push(performance.now() - started);
   await server.client.close();
@@ -128,12 +129,12 @@ const costs = tools
   .map((tool) => ({ name: tool.name, tokens: Math.ceil(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }).length / 4) }))
   .sort((a, b) => b.tokens - a.tokens);
 const total = costs.reduce((sum, cost) => sum + cost.tokens, 0);
-report.push(`tools/list context cost: ${total} tokens for ${tools.length} tools (bytes/4), mean ${Math.round(total / tools.length)}`);
+report.push(`tools/list context cost (default configuration): ${total} tokens for ${tools.length} tools (bytes/4), mean ${Math.round(total / tools.length)}`);
 for (const cost of costs) report.push(`  ${cost.name.padEnd(30)} ${cost.tokens}`);
 
 // 4. RSS after 2,000 calls.
 for (let index = 0; index < 2000; index++) await server.client.callTool({ name: 'list_agents', arguments: {} });
-report.push(`server RSS after ${2000 + 350} calls: ${rssMb(server.transport.pid).toFixed(1)} MB`);
+report.push(`server RSS: ${rssAtStart.toFixed(1)} MB after start, ${rssMb(server.transport.pid).toFixed(1)} MB after ${2000 + 350} calls`);
 await server.client.close();
 
 // 5. Throughput and 429s against a strict, tight limit.
