@@ -54,7 +54,6 @@ const coldStarts: number[] = [];
 for (let run = 0; run < 3; run++) {
   const started = performance.now();
   const server = await spawnServer(sandbox, unlimited);
-const rssAtStart = rssMb(server.transport.pid);
   await server.client.listTools();
   coldStarts.push(performance.now() - started);
   await server.client.close();
@@ -63,6 +62,7 @@ report.push(`cold start to first tools/list: best ${ms(Math.min(...coldStarts))}
 
 // 2. Latency of list_conversations through MCP against the same request made directly.
 const server = await spawnServer(sandbox, unlimited);
+const rssAtStart = rssMb(server.transport.pid);
 const { tools } = await server.client.listTools();
 const query = 'limit=20';
 const mcpTimes: number[] = [];
