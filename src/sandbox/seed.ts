@@ -8,11 +8,11 @@
 import { eventSeedId, seedId } from './ids.js';
 import { addUsedArticles, buildReply } from './reply.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, computeResolved, createWorkspace, iso,
+  DAY_MS, articleRef, computeHasFeedback, computeResolved, createWorkspace, iso, newEvent,
   type SandboxState, type Workspace,
 } from './state.js';
 import type {
-  Article, Bot, Channel, Conversation, Criterion, EventRole, EventType, FixIteration, FixReviewSession,
+  Article, Bot, Channel, Conversation, Criterion, FixIteration, FixReviewSession,
   RuleVersion, StoredAttachment, StoredEvent, TagReference,
 } from './types.js';
 
@@ -290,26 +290,6 @@ function tagRef(ws: Workspace, key: keyof typeof SEED.tags): TagReference {
   return { id: t.id, name: t.tagName, groupId: t.tagGroupId };
 }
 
-function mkEvent(conv: Conversation, id: string, at: number, role: EventRole, type: EventType, message: string | null): StoredEvent {
-  return {
-    id,
-    interactionId: conv.id,
-    createdAt: at,
-    role,
-    type,
-    message,
-    externalId: null,
-    externalCreatedAt: null,
-    csatRating: null,
-    feedback: null,
-    approved: null,
-    resolved: null,
-    attachments: [],
-    tags: [],
-    usedArticles: [],
-  };
-}
-
 function seedConversations(ws: Workspace, now: number): void {
   SCRIPTS.forEach((s, idx) => {
     const n = idx + 1;
@@ -354,7 +334,7 @@ function seedConversations(ws: Workspace, now: number): void {
     let firstBotEvent: StoredEvent | undefined;
     let lastBotEvent: StoredEvent | undefined;
     for (const text of s.messages) {
-      const user = mkEvent(conv, eventSeedId('a', n, ++k), t, 'user', 'message', text);
+      const user = newEvent(conv.id, eventSeedId('a', n, ++k), t, 'user', 'message', text);
       if (external) {
         user.externalId = `zd-msg-${ticket}-${k}`;
         user.externalCreatedAt = t - 30_000;
@@ -371,7 +351,7 @@ function seedConversations(ws: Workspace, now: number): void {
       }
       t += 4_000;
       const reply = buildReply(ws, botId, text);
-      const bot = mkEvent(conv, eventSeedId('a', n, ++k), t, 'svcbot', reply.type, reply.message);
+      const bot = newEvent(conv.id, eventSeedId('a', n, ++k), t, 'svcbot', reply.type, reply.message);
       bot.usedArticles = reply.used.map(articleRef);
       addUsedArticles(ws, conv, reply.used);
       if (reply.type === 'silent_escalation') escalated = true;
@@ -382,8 +362,8 @@ function seedConversations(ws: Workspace, now: number): void {
     }
     if (escalated) {
       conv.events.push(
-        mkEvent(conv, eventSeedId('a', n, ++k), t + 5 * MIN_MS, 'agent', 'internalnote', 'Picked up from the escalation queue.'),
-        mkEvent(conv, eventSeedId('a', n, ++k), t + 6 * MIN_MS, 'agent', 'message',
+        newEvent(conv.id, eventSeedId('a', n, ++k), t + 5 * MIN_MS, 'agent', 'internalnote', 'Picked up from the escalation queue.'),
+        newEvent(conv.id, eventSeedId('a', n, ++k), t + 6 * MIN_MS, 'agent', 'message',
           `Hi ${first}, this is Maya from the Northwind support team. I have taken over your request and will get back to you shortly.`),
       );
     }
@@ -425,8 +405,8 @@ function seedConversations(ws: Workspace, now: number): void {
     touchedByService: false,
   };
   conv.events.push(
-    mkEvent(conv, eventSeedId('a', n, 1), createdAt + 1_000, 'user', 'message', 'Do you offer wholesale pricing for a hiking club of 40 members?'),
-    mkEvent(conv, eventSeedId('a', n, 2), createdAt + HOUR_MS, 'agent', 'message', 'Hi! I have forwarded your request to our partnerships team.'),
+    newEvent(conv.id, eventSeedId('a', n, 1), createdAt + 1_000, 'user', 'message', 'Do you offer wholesale pricing for a hiking club of 40 members?'),
+    newEvent(conv.id, eventSeedId('a', n, 2), createdAt + HOUR_MS, 'agent', 'message', 'Hi! I have forwarded your request to our partnerships team.'),
   );
   ws.conversations.set(conv.id, conv);
 }
@@ -815,9 +795,9 @@ function seedWorkspaceB(now: number): Workspace {
     url: null, subjectPreview: 'How long is the warranty on drills?', hasFeedback: false, resolved: null, userAttributes: null,
     usedArticles: [], usedSubfolders: [], events: [], companyId: ws.id, botId: SEED.bots.globexHelpdesk, metadata: {}, touchedByService: true,
   };
-  const user = mkEvent(conv, eventSeedId('b', 1, 1), createdAt + 1_000, 'user', 'message', 'How long is the warranty on drills?');
+  const user = newEvent(conv.id, eventSeedId('b', 1, 1), createdAt + 1_000, 'user', 'message', 'How long is the warranty on drills?');
   const reply = buildReply(ws, SEED.bots.globexHelpdesk, user.message!);
-  const bot = mkEvent(conv, eventSeedId('b', 1, 2), createdAt + 3_000, 'svcbot', reply.type, reply.message);
+  const bot = newEvent(conv.id, eventSeedId('b', 1, 2), createdAt + 3_000, 'svcbot', reply.type, reply.message);
   bot.usedArticles = reply.used.map(articleRef);
   addUsedArticles(ws, conv, reply.used);
   conv.events.push(user, bot);

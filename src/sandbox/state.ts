@@ -9,7 +9,7 @@ import type {
   Article, Attachment, Bot, BotFolderJunction, Conversation, CriteriaGroup, DataStep, Folder, HcTool,
   IngestionJob, IntentRule, KeyRecord, PromptVersion, ProviderCatalog, ProviderKind, PublicConversation,
   PublicEvent, Replay, FixReviewSession, SourceRecord, StoredAttachment, StoredEvent, Tag, TagGroup, TestCase,
-  TestSet, TestSetRun, ToolAssignment, PublicArticle, MaskedValue,
+  TestSet, TestSetRun, ToolAssignment, PublicArticle, MaskedValue, EventRole, EventType,
 } from './types.js';
 
 export interface Workspace {
@@ -186,6 +186,27 @@ export function toPublicConversation(state: SandboxState, c: Conversation): Publ
 }
 
 /** Latest message time of a conversation (sort key of the list route). */
+/** A new event with nothing rated, tagged or attached yet. */
+export function newEvent(interactionId: string, id: string, at: number, role: EventRole, type: EventType, message: string | null): StoredEvent {
+  return {
+    id,
+    interactionId,
+    createdAt: at,
+    role,
+    type,
+    message,
+    externalId: null,
+    externalCreatedAt: null,
+    csatRating: null,
+    feedback: null,
+    approved: null,
+    resolved: null,
+    attachments: [],
+    tags: [],
+    usedArticles: [],
+  };
+}
+
 export function latestMessageAt(c: Conversation): number {
   let t = c.createdAt;
   for (const e of c.events) if (e.createdAt > t) t = e.createdAt;

@@ -6,9 +6,9 @@ import { isUuid, newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
 import { addUsedArticles, buildReply } from '../reply.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, computeResolved, findInWorkspace, latestMessageAt, toPublicConversation, toPublicEvent,
+  DAY_MS, articleRef, computeHasFeedback, newEvent, computeResolved, findInWorkspace, latestMessageAt, toPublicConversation, toPublicEvent,
 } from '../state.js';
-import type { Channel, Conversation, EventRole, StoredEvent } from '../types.js';
+import type { Channel, Conversation, StoredEvent } from '../types.js';
 import {
   CONTROL_CHARS, Violations, isPlainObject, objectBody, oneOf, queryInt, queryList, requireString,
 } from '../validate.js';
@@ -127,25 +127,6 @@ function listConversations(req: RouteRequest) {
   };
 }
 
-function newEvent(conv: Conversation, at: number, role: EventRole, type: StoredEvent['type'], message: string | null): StoredEvent {
-  return {
-    id: newId(),
-    interactionId: conv.id,
-    createdAt: at,
-    role,
-    type,
-    message,
-    externalId: null,
-    externalCreatedAt: null,
-    csatRating: null,
-    feedback: null,
-    approved: null,
-    resolved: null,
-    attachments: [],
-    tags: [],
-    usedArticles: [],
-  };
-}
 
 function generateAnswer(req: RouteRequest) {
   const { workspace: ws, state } = req;
@@ -215,12 +196,12 @@ function generateAnswer(req: RouteRequest) {
   }
   conv.touchedByService = true;
 
-  const incoming = newEvent(conv, at, role, 'message', content!);
+  const incoming = newEvent(conv.id, newId(), at, role, 'message', content!);
   conv.events.push(incoming);
   const created: StoredEvent[] = [incoming];
   if (role === 'user') {
     const reply = buildReply(ws, conv.botId, content!);
-    const bot = newEvent(conv, at, 'svcbot', reply.type, reply.message);
+    const bot = newEvent(conv.id, newId(), at, 'svcbot', reply.type, reply.message);
     bot.usedArticles = reply.used.map(articleRef);
     addUsedArticles(ws, conv, reply.used);
     conv.events.push(bot);

@@ -52,7 +52,7 @@ function snapshot(conversation: Conversation, event: StoredEvent): AnswerSnapsho
   return { interactionId: conversation.id, eventId: event.id, originalEventId: null, content: event.message, role: event.role, type: event.type, createdAt: iso(event.createdAt) };
 }
 
-function finish(state: SandboxState, it: FixIteration, plan: Plan, at: number): void {
+function finish(it: FixIteration, plan: Plan, at: number): void {
   const { ws } = plan;
   it.completedAt = iso(at);
   if (plan.outcome === 'failed') {
@@ -132,7 +132,7 @@ export function advanceIteration(state: SandboxState, it: FixIteration): void {
   const at = plan.startedMs + Math.min(stage, 3) * plan.stepMs;
   it.updatedAt = iso(at);
   if (stage >= 3) {
-    finish(state, it, plan, at);
+    finish(it, plan, at);
     plans.delete(it);
   }
 }
