@@ -10,7 +10,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
 import { catalog } from '../../tools/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 const STEP_MS = 400;
 const SECRET_WRAPPED = 'sk_live_WRAPPED_9f8e7d6c';
@@ -327,17 +327,7 @@ describe('wait_for_refine_session', () => {
 
   it('runs as an MCP task', async () => {
     await startRefine(10, 'ready');
-    const stream = server.client.experimental.tasks.callToolStream(
-      { name: 'wait_for_refine_session', arguments: { interactionId: conv(10), eventId: botEvent(10) } },
-      undefined,
-      { task: { ttl: 60_000 } },
-    );
-    const kinds: string[] = [];
-    let final: CallToolResult | undefined;
-    for await (const message of stream) {
-      kinds.push(message.type);
-      if (message.type === 'result') final = message.result as CallToolResult;
-    }
+    const { kinds, result: final } = await callAsTask(server.client, 'wait_for_refine_session', { interactionId: conv(10), eventId: botEvent(10) });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ finished: true, status: 'ready', iterationNumber: 1 });

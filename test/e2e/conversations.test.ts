@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
 let server: Connection;
@@ -168,17 +168,7 @@ describe('conversations and agents over stdio', () => {
   });
 
   it('runs an export as an MCP task when the client asks for one', async () => {
-    const stream = server.client.experimental.tasks.callToolStream(
-      { name: 'export_conversations', arguments: { since: '100d', maxConversations: 20 } },
-      undefined,
-      { task: { ttl: 60_000 } },
-    );
-    const kinds: string[] = [];
-    let final: CallToolResult | undefined;
-    for await (const message of stream) {
-      kinds.push(message.type);
-      if (message.type === 'result') final = message.result as CallToolResult;
-    }
+    const { kinds, result: final } = await callAsTask(server.client, 'export_conversations', { since: '100d', maxConversations: 20 });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ windows: 2, complete: false, count: 20 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, textOf, withSandbox } from '../support/harness.js';
+import { apiRequests, callAsTask, textOf, withSandbox } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 
 let sandbox: Sandbox;
@@ -175,16 +175,7 @@ describe('Streamable HTTP transport', () => {
     expect((await call(admin, 'list_agents')).isError).toBeFalsy();
     expect(logs.some((line) => line.startsWith('list_agents:') && line.includes('429'))).toBe(true);
 
-    const kinds: string[] = [];
-    let final: CallToolResult | undefined;
-    for await (const message of admin.client.experimental.tasks.callToolStream(
-      { name: 'export_conversations', arguments: { since: '100d', maxConversations: 20 } },
-      undefined,
-      { task: { ttl: 60_000 } },
-    )) {
-      kinds.push(message.type);
-      if (message.type === 'result') final = message.result as CallToolResult;
-    }
+    const { kinds, result: final } = await callAsTask(admin.client, 'export_conversations', { since: '100d', maxConversations: 20 });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(apiRequests(sandbox).every((entry) => entry.keyName === 'admin')).toBe(true);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
 let server: Connection;
@@ -247,13 +247,7 @@ describe('knowledge tools over stdio', () => {
   it('runs wait_for_sources as an MCP task', async () => {
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/task-page'] }));
     const id = queued.jobs[0].documentId;
-    const stream = server.client.experimental.tasks.callToolStream({ name: 'wait_for_sources', arguments: { sourceIds: [id] } }, undefined, { task: { ttl: 60_000 } });
-    const kinds: string[] = [];
-    let final: CallToolResult | undefined;
-    for await (const message of stream) {
-      kinds.push(message.type);
-      if (message.type === 'result') final = message.result as CallToolResult;
-    }
+    const { kinds, result: final } = await callAsTask(server.client, 'wait_for_sources', { sourceIds: [id] });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ status: 'finished', sources: [{ sourceId: id, status: 'COMPLETED' }] });

@@ -68,3 +68,14 @@ export function textOf(result: unknown): string {
 export function apiRequests(sandbox: Sandbox) {
   return sandbox.requests.filter((request) => request.path.startsWith('/v2'));
 }
+
+/** Calls a tool as an MCP task and follows it to the end: the stream's message kinds and the final result. */
+export async function callAsTask(client: Client, name: string, args: Record<string, unknown>): Promise<{ kinds: string[]; result?: CallToolResult }> {
+  const kinds: string[] = [];
+  let result: CallToolResult | undefined;
+  for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, { task: { ttl: 60_000 } })) {
+    kinds.push(message.type);
+    if (message.type === 'result') result = message.result as CallToolResult;
+  }
+  return { kinds, result };
+}
