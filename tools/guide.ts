@@ -5,7 +5,7 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 ## Ids and where they come from
 - botId (an agent): list_agents, or the svc://agents resource.
 - interactionId (a conversation) and eventId (one message in it): list_conversations or export_conversations; generate_answer returns the new events.
-- Other ids (articles, folders, sources, actions, rules, replays, refine sessions, test sets, tags) come from the list or create tool of their group.
+- Articles, folders, sources and actions: the list or create tool of their group. Rules, replays, criteria groups, test sets and tag groups have no list route (see Agent configuration below).
 
 ## Limits worth knowing
 - The API allows 100 requests per 60 s for the whole workspace key. svc-mcp spends that budget for you and never bursts past it; long jobs pace themselves.
@@ -20,7 +20,7 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 
 ## Changes need confirmation
 - Write tools ask the user before sending (MCP elicitation). Clients without elicitation get a preview of the exact request; call again with confirm: true once the user agrees.
-- delete_conversation is permanent, and the API reports success even for unknown ids.
+- Deletes (delete_conversation, delete_article, delete_folder) are permanent; delete_conversation reports success even for unknown ids.
 
 ## Workflows
 - Review negative feedback: export_conversations {since: "7d", feedback: "negative"} then read the events, or use the triage_negative_answers prompt.
