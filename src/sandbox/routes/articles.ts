@@ -93,14 +93,47 @@ function articlesByIds(req: RouteRequest) {
   return { body: found };
 }
 
+type ArticleBody = Required<Content>;
+
+/** The body fields of an article, copied so that a draft and its original never share arrays. */
+function bodyOf(article: Article): ArticleBody {
+  return {
+    title: article.title,
+    mainKnowledge: article.mainKnowledge,
+    agentInstruction: article.agentInstruction,
+    questions: [...article.questions],
+    keywords: [...article.keywords],
+    escalation: article.escalation,
+    misc: structuredClone(article.misc),
+    active: article.active,
+    public: article.public,
+  };
+}
+
+/** A new article record at version 1, written now by the caller's key. */
+function newArticle(req: RouteRequest, body: ArticleBody, fields: Pick<Article, 'parentFolderId' | 'isDraft' | 'originalArticleId' | 'originalArticleVersion' | 'origin'>): Article {
+  const at = iso(req.now);
+  return {
+    ...body,
+    ...fields,
+    id: newId(),
+    companyId: req.workspace.id,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+    isDraftPublished: false,
+    createdBy: actor(req),
+    updatedBy: actor(req),
+    documentUrl: null,
+  };
+}
+
 function createArticle(req: RouteRequest) {
   const { workspace: ws, state } = req;
-  const body = objectBody(req.body);
-  const content = readContent(body, { required: true });
-  const folder = existingFolder(state, ws, 'parentFolderId', body.parentFolderId);
-  const at = iso(req.now);
-  const article: Article = {
-    id: newId(),
+  const input = objectBody(req.body);
+  const content = readContent(input, { required: true });
+  const folder = existingFolder(state, ws, 'parentFolderId', input.parentFolderId);
+  const body: ArticleBody = {
     title: content.title!,
     mainKnowledge: content.mainKnowledge!,
     agentInstruction: content.agentInstruction ?? '',
@@ -110,20 +143,8 @@ function createArticle(req: RouteRequest) {
     misc: content.misc ?? {},
     active: content.active ?? true,
     public: content.public ?? false,
-    parentFolderId: folder.id,
-    companyId: ws.id,
-    createdAt: at,
-    updatedAt: at,
-    version: 1,
-    isDraft: false,
-    isDraftPublished: false,
-    originalArticleId: null,
-    originalArticleVersion: null,
-    createdBy: actor(req),
-    updatedBy: actor(req),
-    origin: 'API_CREATED',
-    documentUrl: null,
   };
+  const article = newArticle(req, body, { parentFolderId: folder.id, isDraft: false, originalArticleId: null, originalArticleVersion: null, origin: 'API_CREATED' });
   ws.articles.set(article.id, article);
   return { status: 201, body: articleView(article) };
 }
@@ -146,26 +167,13 @@ function createDraft(req: RouteRequest) {
   const live = articleOr404(req);
   if (live.isDraft) throw badRequest([`article ${live.id} is a draft; drafts are created from live articles`]);
   const content = readContent(objectBody(req.body));
-  const at = iso(req.now);
-  const draft: Article = {
-    ...live,
-    questions: [...live.questions],
-    keywords: [...live.keywords],
-    misc: structuredClone(live.misc),
-    ...content,
-    id: newId(),
-    createdAt: at,
-    updatedAt: at,
-    version: 1,
+  const draft = newArticle(req, { ...bodyOf(live), ...content }, {
+    parentFolderId: live.parentFolderId,
     isDraft: true,
-    isDraftPublished: false,
     originalArticleId: live.id,
     originalArticleVersion: live.version,
-    createdBy: actor(req),
-    updatedBy: actor(req),
     origin: 'API_CREATED',
-    documentUrl: null,
-  };
+  });
   ws.articles.set(draft.id, draft);
   return { status: 201, body: articleView(draft) };
 }
@@ -176,18 +184,7 @@ function publishDraft(req: RouteRequest) {
   if (!draft || !draft.isDraft) throw notFound(`Draft article ${req.params.id} not found`);
   if (draft.isDraftPublished) throw badRequest([`draft ${draft.id} has already been published`]);
   const content = readContent(objectBody(req.body), { nonEmptyArrays: true });
-  const merged = {
-    title: draft.title,
-    mainKnowledge: draft.mainKnowledge,
-    agentInstruction: draft.agentInstruction,
-    questions: [...draft.questions],
-    keywords: [...draft.keywords],
-    escalation: draft.escalation,
-    misc: structuredClone(draft.misc),
-    active: draft.active,
-    public: draft.public,
-    ...content,
-  };
+  const merged = { ...bodyOf(draft), ...content };
   const at = iso(req.now);
   const original = draft.originalArticleId ? ws.articles.get(draft.originalArticleId) : undefined;
   let live: Article;
@@ -195,23 +192,7 @@ function publishDraft(req: RouteRequest) {
     Object.assign(original, merged, { version: original.version + 1, updatedAt: at, updatedBy: actor(req), origin: draft.origin });
     live = original;
   } else {
-    live = {
-      ...merged,
-      id: newId(),
-      parentFolderId: draft.parentFolderId,
-      companyId: ws.id,
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-      isDraft: false,
-      isDraftPublished: false,
-      originalArticleId: null,
-      originalArticleVersion: null,
-      createdBy: actor(req),
-      updatedBy: actor(req),
-      origin: draft.origin,
-      documentUrl: null,
-    };
+    live = newArticle(req, merged, { parentFolderId: draft.parentFolderId, isDraft: false, originalArticleId: null, originalArticleVersion: null, origin: draft.origin });
     ws.articles.set(live.id, live);
   }
   draft.isDraftPublished = true;
