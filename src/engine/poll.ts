@@ -28,6 +28,7 @@ export async function pollUntil<T>(context: ToolContext, options: PollOptions<T>
   let interval = options.intervalMs ?? 1000;
   let state: T | undefined;
   let rounds = 0;
+  let lastProgress = -1;
   while (true) {
     if (context.signal.aborted) return { status: 'cancelled', state, rounds };
     try {
@@ -37,7 +38,9 @@ export async function pollUntil<T>(context: ToolContext, options: PollOptions<T>
       throw error;
     }
     rounds++;
-    await context.progress(options.describe(state));
+    const update = options.describe(state);
+    lastProgress = increasing(update.progress, lastProgress, update.total);
+    await context.progress({ ...update, progress: lastProgress });
     if (options.done(state)) return { status: 'done', state, rounds };
     const remaining = deadline - Date.now();
     if (remaining <= 0) return { status: 'timeout', state, rounds };
@@ -45,6 +48,16 @@ export async function pollUntil<T>(context: ToolContext, options: PollOptions<T>
     if (cancelled) return { status: 'cancelled', state, rounds };
     interval = Math.min(maxInterval, Math.round(interval * 1.5));
   }
+}
+
+/**
+ * MCP requires progress to increase with every notification; a round that finished nothing new
+ * moves halfway to the next whole step instead of repeating the last value.
+ */
+function increasing(progress: number, last: number, total: number | undefined): number {
+  if (progress > last) return progress;
+  const ceiling = Math.min(Math.floor(last) + 1, total ?? Number.POSITIVE_INFINITY);
+  return last + (ceiling - last) / 2;
 }
 
 /** Resolves true when cancelled during the pause. */
