@@ -277,6 +277,10 @@ describe('read-only mode', () => {
       expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
       expect(tools.map((tool) => tool.name)).toContain('list_conversations');
       await expect(client.client.callTool({ name: 'delete_conversation', arguments: { interactionId: 'x', confirm: true } })).rejects.toThrow(/Unknown tool/);
+      const prompts = (await client.client.listPrompts()).prompts.map((prompt) => prompt.name);
+      expect(prompts).toContain('triage_negative_answers');
+      expect(prompts).not.toContain('import_knowledge_from_urls');
+      expect(prompts).not.toContain('setup_attribute');
       expect(apiRequests(sandbox)).toHaveLength(0);
     } finally {
       await client.close();
