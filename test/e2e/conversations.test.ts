@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { ROOT } from '../support/paths.js';
 import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
@@ -316,5 +317,29 @@ describe('secrets', () => {
     const everything = results.join('\n') + server.stderr();
     expect(server.stderr()).toContain('tool call');
     for (const key of Object.values(sandbox.keys)) expect(everything).not.toContain(key);
+  });
+});
+
+describe('toolsets', () => {
+  it('exposes only the named groups, with their resources', async () => {
+    const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_TOOLSETS: 'agents,articles' }) });
+    try {
+      const tools = (await client.client.listTools()).tools.map((tool) => tool.name);
+      expect(tools.sort()).toEqual(['create_article', 'create_article_draft', 'delete_article', 'get_articles', 'list_agents', 'list_articles', 'move_article', 'publish_article_draft', 'update_article']);
+      const resources = (await client.client.listResources()).resources.map((resource) => resource.uri);
+      expect(resources).toEqual(expect.arrayContaining(['svc://guide', 'svc://agents', 'svc://articles/live']));
+      expect(resources).not.toContain('svc://actions');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses to start with an unknown group, naming the known ones', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--sandbox', '--toolsets', 'agents,billing'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('unknown group(s) billing');
+    expect(run.stderr).toContain('conversations');
+    expect(run.stdout).toBe('');
   });
 });
