@@ -40,8 +40,8 @@ function addSecret(found: Set<string>, value: unknown): void {
 }
 
 /**
- * Masks what must never be shown back in a result: `{hide: true}` values, and every occurrence of
- * a secret the user passed in (longest first), wherever the API may have echoed it.
+ * Masks every occurrence of a secret the user passed in (longest first), wherever the API may have
+ * echoed it, and `{hide: true}` values along the way.
  */
 export function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
   const ordered = [...secrets].sort((a, b) => b.length - a.length);

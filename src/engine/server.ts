@@ -174,7 +174,8 @@ async function runTool(run: RunToolArguments): Promise<CallToolResult> {
       data = await tool.handler(input, context);
     }
     if (tool.transform) data = tool.transform(data, input);
-    data = redactSecrets(data, secretsIn(input));
+    const secrets = secretsIn(input);
+    if (secrets.length) data = redactSecrets(data, secrets);
     return shapeResult(data, {
       view,
       list: tool.list,
