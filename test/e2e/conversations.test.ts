@@ -343,3 +343,34 @@ describe('toolsets', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+describe('stdio hygiene', () => {
+  it('writes nothing but JSON-RPC messages to stdout, even with the embedded sandbox and debug logs', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--sandbox', '--log-level', 'debug'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_agents', arguments: {} } });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer; stderr: ${stderr}`)), 15_000);
+      const check = setInterval(() => {
+        if (stdout.includes('"id":2')) {
+          clearInterval(check);
+          clearTimeout(timer);
+          resolve();
+        }
+      }, 50);
+    });
+    child.stdin.end();
+    await new Promise((resolve) => child.on('exit', resolve));
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(stderr).toContain('upstream request');
+  });
+});
