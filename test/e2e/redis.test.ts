@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { apiRequests, connect, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { startRedis, type RedisServer } from '../support/redis.js';
+import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 
 let sandbox: Sandbox;
 let redis: RedisServer | undefined;
@@ -38,7 +38,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_00
   }
 }
 
-describe('one rate budget across processes through Redis', () => {
+describe.runIf(runRedisTests())('one rate budget across processes through Redis', () => {
   it('three processes on one key share 10 per 2 s: no 429, 30 calls in about two windows', async () => {
     redis = await startRedis();
     sandbox.setRateLimit(10, 2000);
