@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
-import { idInput } from '../src/engine/inputs.js';
+import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
 
@@ -218,8 +218,8 @@ const assignAction = defineTool({
   input: z
     .object({
       toolId: idInput('Action or attribute id (list_actions).'),
-      botIds: z.array(z.string().trim().min(1, 'must not be empty')).min(1, 'must list at least one agent').describe('Agent ids (list_agents).'),
-      channels: z.array(z.string().trim().min(1, 'must not be empty')).optional().describe('e.g. chat, email.'),
+      botIds: idList('Agent ids (list_agents).').min(1, 'must list at least one agent'),
+      channels: idList('e.g. chat, email.').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
-import { idInput } from '../src/engine/inputs.js';
+import { idInput, idList } from '../src/engine/inputs.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
 
 const text = z.string().nullable();
@@ -49,7 +49,6 @@ const content = {
   public: z.boolean().optional().describe('Public in the help center.'),
 };
 
-const articleId = (what: string) => idInput(what);
 const NOT_DOCUMENTED = 'Payload shape is not documented: article fields shown; others pass through.';
 const NOT_FOUND = 'no article with this id in this workspace (list_articles lists live and draft ids)';
 
@@ -90,7 +89,7 @@ const getArticles = defineTool({
   group: 'articles',
   scope: 'read',
   description: 'Reads whole articles (live or draft) by id, with body, instructions, questions and keywords. The only way to read one article; ids from list_articles. Unknown ids are left out.',
-  input: z.object({ articleIds: z.array(z.string().trim().min(1, 'must not be empty')).describe('Article ids.') }),
+  input: z.object({ articleIds: idList('Article ids.') }),
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
   transform: (articles) => ({ articles }),
   output: articleList,
@@ -116,7 +115,7 @@ const updateArticle = defineTool({
   scope: 'write',
   idempotent: true,
   description: `Changes fields of an article at once (its version increases). To review a change before it goes live, use create_article_draft then publish_article_draft. ${NOT_DOCUMENTED}`,
-  input: z.object({ articleId: articleId('Article id (list_articles).'), ...content }).passthrough(),
+  input: z.object({ articleId: idInput('Article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
@@ -128,7 +127,7 @@ const createDraft = defineTool({
   group: 'articles',
   scope: 'write',
   description: `Creates a draft from a live article (records originalArticleId and version); the live article is unchanged until publish_article_draft. Fields given replace the draft's. ${NOT_DOCUMENTED}`,
-  input: z.object({ articleId: articleId('Live article id (list_articles).'), ...content }).passthrough(),
+  input: z.object({ articleId: idInput('Live article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
@@ -145,7 +144,7 @@ const publishDraft = defineTool({
     'Publishes a draft: updates its original live article (version + 1) or creates a new live one, and returns it. Fields given (content, active, public) override the draft\'s. Draft ids from list_articles type draft.',
   input: z
     .object({
-      articleId: articleId('Draft article id (list_articles type draft).'),
+      articleId: idInput('Draft article id (list_articles type draft).'),
       ...content,
       questions: z.array(z.string()).min(1, nonEmpty).optional().describe('Question prompts the article answers.'),
       keywords: z.array(z.string()).min(1, nonEmpty).optional(),
@@ -166,7 +165,7 @@ const moveArticle = defineTool({
   scope: 'write',
   idempotent: true,
   description: 'Moves an article into another folder; agents see it through that folder\'s assignments. Payload shape is not documented: parentFolderId shown; others pass through.',
-  input: z.object({ articleId: articleId('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
+  input: z.object({ articleId: idInput('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
@@ -180,7 +179,7 @@ const deleteArticle = defineTool({
   destructive: true,
   idempotent: true,
   description: 'Permanently deletes one article (live or draft); agents stop answering from it. Ids from list_articles.',
-  input: z.object({ articleId: articleId('Article id (list_articles).') }),
+  input: z.object({ articleId: idInput('Article id (list_articles).') }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
   errors: { 404: NOT_FOUND },
 });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
-import { idInput } from '../src/engine/inputs.js';
+import { idInput, idList } from '../src/engine/inputs.js';
 import { defined } from './common.js';
 
 const NOT_DOCUMENTED = 'Payload shape is not documented:';
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
-const folderId = (what: string) => idInput(what);
 
 const listFolders = defineTool({
   name: 'list_folders',
@@ -13,7 +12,7 @@ const listFolders = defineTool({
   group: 'folders',
   scope: 'read',
   description: 'Lists the knowledge folders (a tree through parentFolderId) with the agents assigned to each; with botId only the folders that agent answers from (assigned ones and their subfolders).',
-  input: z.object({ botId: z.string().trim().min(1, 'must not be empty').optional().describe('Only this agent\'s folders (ids from list_agents).') }),
+  input: z.object({ botId: idInput('Only this agent\'s folders (ids from list_agents).').optional() }),
   route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
   transform: (folders) => ({ folders }),
   list: {
@@ -46,7 +45,7 @@ const updateFolder = defineTool({
   scope: 'write',
   idempotent: true,
   description: `Changes a folder's fields, such as its name; to move it use move_folder. ${NOT_DOCUMENTED} name shown; others pass through.`,
-  input: z.object({ folderId: folderId('Folder id (list_folders).'), name: z.string().optional().describe('New name.') }).passthrough(),
+  input: z.object({ folderId: idInput('Folder id (list_folders).'), name: z.string().optional().describe('New name.') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
   errors: { 404: NOT_FOUND },
 });
@@ -60,7 +59,7 @@ const moveFolder = defineTool({
   description: `Moves a folder with its contents under another folder (parentFolderId), or to the top level with null; not into its own subtree. ${NOT_DOCUMENTED} parentFolderId shown; others pass through.`,
   input: z
     .object({
-      folderId: folderId('Folder to move (list_folders).'),
+      folderId: idInput('Folder to move (list_folders).'),
       parentFolderId: z.string().nullable().optional().describe('New parent folder id, or null for the top level.'),
     })
     .passthrough(),
@@ -76,7 +75,7 @@ const deleteFolder = defineTool({
   destructive: true,
   idempotent: true,
   description: 'Permanently deletes a folder and its agent assignments. Move or delete its articles and subfolders first (list_articles, move_article).',
-  input: z.object({ folderId: folderId('Folder id (list_folders).') }),
+  input: z.object({ folderId: idInput('Folder id (list_folders).') }),
   route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
   errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
 });
@@ -90,8 +89,8 @@ const assignFolders = defineTool({
   description: `Lets an agent answer from the live articles of these folders and their subfolders (existing assignments are kept). Ids from list_agents and list_folders. ${NOT_DOCUMENTED} botId and folderIds shown; others pass through.`,
   input: z
     .object({
-      botId: z.string().trim().min(1, 'must not be empty').optional().describe('Agent id (list_agents).'),
-      folderIds: z.array(z.string().trim().min(1, 'must not be empty')).optional().describe('Folder ids (list_folders).'),
+      botId: idInput('Agent id (list_agents).').optional(),
+      folderIds: idList('Folder ids (list_folders).').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },

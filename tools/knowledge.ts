@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { idInput, idList } from '../src/engine/inputs.js';
 import { DOCUMENT_TEXT } from './common.js';
 
 /**
@@ -9,8 +10,6 @@ import { DOCUMENT_TEXT } from './common.js';
  */
 const NOT_DOCUMENTED = 'Payload shape is not documented: the fields shown are the usual ones; others pass through.';
 
-const ids = (what: string) => z.array(z.string().trim().min(1, 'must not be empty')).optional().describe(what);
-const optionalId = (what: string) => z.string().trim().min(1, 'must not be empty').optional().describe(what);
 
 const initializeTree = defineTool({
   name: 'initialize_knowledge_tree',
@@ -20,8 +19,8 @@ const initializeTree = defineTool({
   description: `Proposes a folder and article tree from processed sources (ids from ingest_sources) and returns a treeId to review, then persist_knowledge_tree. ${NOT_DOCUMENTED}`,
   input: z
     .object({
-      documentIds: ids('Source ids to organise.'),
-      parentFolderId: optionalId('Folder to place the tree under (list_folders).'),
+      documentIds: idList('Source ids to organise.').optional(),
+      parentFolderId: idInput('Folder to place the tree under (list_folders).').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
@@ -37,8 +36,8 @@ const persistTree = defineTool({
   description: `Saves a tree from initialize_knowledge_tree as folders and draft articles (review them with list_articles type draft before publishing). ${NOT_DOCUMENTED}`,
   input: z
     .object({
-      treeId: optionalId('Tree id from initialize_knowledge_tree.'),
-      parentFolderId: optionalId('Folder to create the tree under (list_folders).'),
+      treeId: idInput('Tree id from initialize_knowledge_tree.').optional(),
+      parentFolderId: idInput('Folder to create the tree under (list_folders).').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
@@ -54,8 +53,8 @@ const generateKnowledge = defineTool({
   description: `Starts a job that turns one processed source (COMPLETED in wait_for_sources) into a draft article; poll it with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
   input: z
     .object({
-      documentId: optionalId('Source id (from ingest_sources).'),
-      folderId: optionalId('Folder for the draft (list_folders).'),
+      documentId: idInput('Source id (from ingest_sources).').optional(),
+      folderId: idInput('Folder for the draft (list_folders).').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest' },
@@ -70,8 +69,8 @@ const generateBulk = defineTool({
   description: `Starts one knowledge job per processed source, each making a draft article; poll them with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
   input: z
     .object({
-      documentIds: ids('Source ids (from ingest_sources).'),
-      folderId: optionalId('Folder for the drafts (list_folders).'),
+      documentIds: idList('Source ids (from ingest_sources).').optional(),
+      folderId: idInput('Folder for the drafts (list_folders).').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest' },
@@ -84,7 +83,7 @@ const jobsStatus = defineTool({
   group: 'knowledge',
   scope: 'read',
   description: `Status of knowledge jobs from generate_knowledge or generate_knowledge_bulk, with the draft article id once done (read with get_articles). ${NOT_DOCUMENTED}`,
-  input: z.object({ jobIds: ids('Job ids (job_...).') }).passthrough(),
+  input: z.object({ jobIds: idList('Job ids (job_...).').optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
   untrusted: DOCUMENT_TEXT,
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolContext, type ToolGroup } from '../src/engine/define.js';
-import { idInput } from '../src/engine/inputs.js';
+import { idInput, idList } from '../src/engine/inputs.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { NotFoundError } from '../src/http/errors.js';
 import { isRecord } from '../src/engine/output.js';
@@ -226,7 +226,6 @@ const crawlLinks = defineTool({
   untrusted: DOCUMENT_TEXT,
 });
 
-const itemList = (what: string) => z.array(z.string().trim().min(1, 'must not be empty')).optional().describe(what);
 
 const ingestInput = z
   .object({
@@ -235,8 +234,8 @@ const ingestInput = z
       .regex(/^[a-z][a-z0-9-]*$/, 'must be web or a lowercase provider name such as drive, notes, helpcenter or wiki')
       .default('web')
       .describe('web (default; items are page URLs) or the provider of the sources (items are source ids), e.g. notes, helpcenter, wiki, drive.'),
-    documentIdsToAdd: itemList('Items to ingest for the first time: URLs with web, source ids (from register_provider_resources) otherwise.'),
-    documentIdsToRefresh: itemList('Items to re-process; same kinds of values.'),
+    documentIdsToAdd: idList('Items to ingest for the first time: URLs with web, source ids (from register_provider_resources) otherwise.').optional(),
+    documentIdsToRefresh: idList('Items to re-process; same kinds of values.').optional(),
     english: z.boolean().optional().describe('English-specific processing (default true).'),
     baser: z.boolean().optional().describe('Additional processing mode (default false).'),
     wait: z.boolean().optional().describe('Also wait for the jobs to finish, with progress, as wait_for_sources does.'),
@@ -324,7 +323,7 @@ const waitTool = defineTool({
   description:
     'Polls sources until each ingestion job is COMPLETED or FAILED, with progress; returns per source its status, success, error, paragraph count and linkedKnowledgeId, and what is still pending on timeout (default 120 s, max 900). Ids from ingest_sources.',
   input: z.object({
-    sourceIds: z.array(z.string().trim().min(1, 'must not be empty')).min(1, 'must not be empty').max(100, 'must hold at most 100 ids').describe('Source ids to wait for.'),
+    sourceIds: idList('Source ids to wait for.').min(1, 'must not be empty').max(100, 'must hold at most 100 ids'),
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),

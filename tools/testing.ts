@@ -55,7 +55,7 @@ const startRun = defineTool({
     .object({
       testSetId: idInput('Test set id.'),
       ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse, simulate (default) or execute (calls external APIs).'),
-      promptVersionId: z.string().trim().min(1, 'must not be empty').optional().describe('Prompt version to test; only with simulate or execute.'),
+      promptVersionId: idInput('Prompt version to test; only with simulate or execute.').optional(),
     })
     .superRefine((input, context) => {
       if (input.promptVersionId !== undefined && input.ruleExecutionMode === 'reuse') {

@@ -41,6 +41,11 @@ export function idInput(description: string) {
   return z.string().trim().min(1, 'must not be empty').describe(description);
 }
 
+/** A list of ids (or other non-empty items), each non-empty after trimming. */
+export function idList(description: string) {
+  return z.array(z.string().trim().min(1, 'must not be empty')).describe(description);
+}
+
 const SCHEMA_WRAPPERS = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodEffects', 'ZodBranded', 'ZodReadonly', 'ZodCatch', 'ZodPipeline']);
 
 /** The schema under optional/default/effects wrappers, which decides what a string should become. */
