@@ -150,7 +150,17 @@ const engineOptionsSchema = z.object({
   confirm: z.boolean().optional(),
 });
 
+/**
+ * Secrets the caller passed in (data-step headers, tokens) are masked wherever they would come
+ * back: in data the API echoes, in a preview, and in quoted upstream error text.
+ */
 async function runTool(run: RunToolArguments): Promise<CallToolResult> {
+  const secrets = secretsIn(coerceToSchema(run.tool.input, run.rawArgs));
+  const result = await callTool(run);
+  return secrets.length ? (redactSecrets(result, secrets) as CallToolResult) : result;
+}
+
+async function callTool(run: RunToolArguments): Promise<CallToolResult> {
   const { tool, options, signal } = run;
   try {
     const engineArgs = engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, pick(run.rawArgs, ENGINE_FIELDS)));
@@ -174,8 +184,6 @@ async function runTool(run: RunToolArguments): Promise<CallToolResult> {
       data = await tool.handler(input, context);
     }
     if (tool.transform) data = tool.transform(data, input);
-    const secrets = secretsIn(input);
-    if (secrets.length) data = redactSecrets(data, secrets);
     return shapeResult(data, {
       view,
       list: tool.list,

@@ -248,6 +248,16 @@ describe('secrets and templates', () => {
     expect(JSON.stringify(run)).not.toContain(MOCK_STORE_TOKEN);
     expect(run.steps[0].request.headers.Authorization).toEqual(masked);
   });
+
+  it('masks a secret the API quotes back in an error message', async () => {
+    sandbox.injectFaults([
+      { path: '/v2/api-function-configs/public', status: 400, body: { statusCode: 400, message: [`header X-Api-Key "${SECRET_PLAIN}" is not allowed`], error: 'Bad Request' } },
+    ]);
+    const refused = await call(server, 'add_data_step', { toolId: sandbox.seed.tools.orderStatus, url: 'http://127.0.0.1:1/x', headers: { 'X-Api-Key': SECRET_PLAIN } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('header X-Api-Key "********" is not allowed');
+    expect(JSON.stringify(refused)).not.toContain(SECRET_PLAIN);
+  });
 });
 
 describe('errors explained', () => {
