@@ -75,7 +75,10 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   description: string;
   input: Input;
   route?: Route;
-  /** Composite tools: replaces the single route call. */
+  /**
+   * Composite reads: replaces the single route call (a tool has a route or a handler, never both).
+   * Writes always have a route, because the confirmation gate shows the user that request.
+   */
   handler?: (input: z.output<Input>, context: ToolContext) => Promise<unknown>;
   /** Zod schema of the structured result, when the spec documents the shape. */
   output?: z.ZodTypeAny;

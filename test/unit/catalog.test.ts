@@ -73,6 +73,13 @@ describe('catalog rules', () => {
       expect(tool?.scope, resource.uri).toBe('read');
     }
   });
+  it('has exactly one way to run each tool, and composite handlers only for reads (the confirmation gate describes a route)', () => {
+    for (const tool of tools) {
+      expect(Boolean(tool.route) !== Boolean(tool.handler), tool.name).toBe(true);
+      if (tool.handler) expect(tool.scope, tool.name).toBe('read');
+      if (tool.after) expect(tool.route, tool.name).toBeDefined();
+    }
+  });
   it('marks deletes destructive and only reads read-only', () => {
     for (const tool of tools) {
       if (tool.route?.method === 'DELETE') expect(tool.destructive, tool.name).toBe(true);
