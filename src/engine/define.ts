@@ -53,8 +53,8 @@ export interface ToolContext {
 export type UntrustedFields = readonly string[];
 
 export interface ListShape {
-  /** Property of the response holding the items; absent when the response is a top-level array. */
-  items?: string;
+  /** Property of the result holding the items (a top-level array is wrapped by `transform` first). */
+  items: string;
   /** Projection used by `view: "compact"` (the default). */
   compact: (item: Record<string, unknown>) => Record<string, unknown>;
   /** How a user gets what was cut when the result is capped. */

@@ -37,13 +37,12 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
 }
 
 function listItems(value: unknown, list: ListShape): unknown[] | undefined {
-  if (list.items === undefined) return Array.isArray(value) ? value : undefined;
   const items = isRecord(value) ? value[list.items] : undefined;
   return Array.isArray(items) ? items : undefined;
 }
 
 function withItems(value: unknown, list: ListShape, items: unknown[]): unknown {
-  return list.items === undefined ? items : { ...(value as Record<string, unknown>), [list.items]: items };
+  return { ...(value as Record<string, unknown>), [list.items]: items };
 }
 
 function size(value: unknown): number {

@@ -328,6 +328,18 @@ function registerResources(
   execute: Execute,
 ): void {
   const resources = catalog.flatMap((group) => group.resources ?? []);
+  const completionIds = new Map<string, { at: number; ids: Promise<string[]> }>();
+  /** Ids for completion, fetched once per list and reused briefly: clients ask on every keystroke. */
+  const idsFrom = (source: CompletionSource): Promise<string[]> => {
+    const cacheKey = JSON.stringify([source.tool, source.args]);
+    const cached = completionIds.get(cacheKey);
+    if (cached && Date.now() - cached.at < COMPLETION_CACHE_MS) return cached.ids;
+    const ids = listIds(toolsByName.get(source.tool)!, source, config, execute);
+    completionIds.set(cacheKey, { at: Date.now(), ids });
+    // A failed or empty listing is not kept: the next keystroke asks again.
+    void ids.then((list) => list.length === 0 && completionIds.delete(cacheKey));
+    return ids;
+  };
   for (const resource of resources) {
     if (resource.tool && !toolsByName.has(resource.tool)) continue;
     const metadata = { title: resource.title, description: resource.description, mimeType: resource.mimeType ?? 'text/plain' };
@@ -343,7 +355,7 @@ function registerResources(
         .filter(([, source]) => toolsByName.has(source.tool))
         .map(([variable, source]) => [
           variable,
-          async (value: string) => completeIds(toolsByName.get(source.tool)!, source, value, config, execute),
+          async (value: string) => (await idsFrom(source)).filter((id) => id.startsWith(value)).slice(0, 100),
         ]),
     );
     server.registerResource(resource.name, new ResourceTemplate(resource.uri, { list: undefined, complete }), metadata, (uri, variables, extra) =>
@@ -368,21 +380,15 @@ async function readResource(
   return text;
 }
 
-async function completeIds(
-  tool: ToolDefinition,
-  source: NonNullable<ResourceDefinition['complete']>[string],
-  prefix: string,
-  config: Config,
-  execute: Execute,
-): Promise<string[]> {
+type CompletionSource = NonNullable<ResourceDefinition['complete']>[string];
+const COMPLETION_CACHE_MS = 30_000;
+
+async function listIds(tool: ToolDefinition, source: CompletionSource, config: Config, execute: Execute): Promise<string[]> {
   const result = await execute(tool, { ...source.args, view: 'compact' }, NO_ORIGIN, AbortSignal.timeout(config.timeoutMs)).catch(() => undefined);
   const data = result?.structuredContent;
-  const items = (tool.list?.items ? data?.[tool.list.items] : data?.items) as unknown;
+  const items = tool.list ? data?.[tool.list.items] : undefined;
   if (!Array.isArray(items)) return [];
-  return items
-    .map((item) => source.pick(item as Record<string, unknown>))
-    .filter((id): id is string => typeof id === 'string' && id.startsWith(prefix))
-    .slice(0, 100);
+  return items.map((item) => source.pick(item as Record<string, unknown>)).filter((id): id is string => typeof id === 'string');
 }
 
 function registerPrompts(server: McpServer, catalog: ToolGroup[], toolsByName: Map<string, ToolDefinition>): void {

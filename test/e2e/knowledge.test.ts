@@ -287,6 +287,13 @@ describe('knowledge tools over stdio', () => {
     expect(await text(`svc://sources/${sandbox.seed.sources.webFailed}`)).toContain('requires authentication');
     const completion = await server.client.complete({ ref: { type: 'ref/resource', uri: 'svc://agents/{botId}/folders' }, argument: { name: 'botId', value: 'b0000000-000a' } });
     expect(completion.completion.values).toEqual(expect.arrayContaining([sandbox.seed.bots.storeAssistant, sandbox.seed.bots.emailSupport]));
+    // Further keystrokes are answered from the fetched list, not by a new request each time.
+    const listed = apiRequests(sandbox).filter((request) => request.path === '/v2/bots/public').length;
+    const narrowed = await server.client.complete({ ref: { type: 'ref/resource', uri: 'svc://agents/{botId}/folders' }, argument: { name: 'botId', value: 'b0000000-000a-4000-8000-0000000000012' } });
+    expect(narrowed.completion.values).toEqual([]);
+    const exact = await server.client.complete({ ref: { type: 'ref/resource', uri: 'svc://agents/{botId}/folders' }, argument: { name: 'botId', value: sandbox.seed.bots.emailSupport } });
+    expect(exact.completion.values).toEqual([sandbox.seed.bots.emailSupport]);
+    expect(apiRequests(sandbox).filter((request) => request.path === '/v2/bots/public').length).toBe(listed);
     const templates = await server.client.listResourceTemplates();
     expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual(expect.arrayContaining(['svc://sources/{sourceId}', 'svc://agents/{botId}/folders']));
     const prompt = await server.client.getPrompt({ name: 'import_knowledge_from_urls', arguments: { urls: 'https://a.example/x, https://a.example/y', botId: 'bot-1' } });
