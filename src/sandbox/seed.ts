@@ -8,11 +8,11 @@
 import { eventSeedId, seedId } from './ids.js';
 import { addUsedArticles, buildReply } from './reply.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, computeResolved, createWorkspace, iso, newEvent,
+  DAY_MS, articleRef, computeHasFeedback, computeResolved, createWorkspace, iso, newConversation, newEvent, subjectOf,
   type SandboxState, type Workspace,
 } from './state.js';
 import type {
-  Article, Bot, Channel, Conversation, Criterion, FixIteration, FixReviewSession,
+  Article, Bot, Channel, Criterion, FixIteration, FixReviewSession,
   RuleVersion, StoredAttachment, StoredEvent, TagReference,
 } from './types.js';
 
@@ -301,32 +301,25 @@ function seedConversations(ws: Workspace, now: number): void {
     const last = LAST_NAMES[(idx * 3) % LAST_NAMES.length];
     const external = source === 'zendesk';
     const ticket = 40_100 + n * 7;
-    const conv: Conversation = {
+    const conv = newConversation({
       id: seedId('conversation', 'a', n),
       createdAt,
       externalCreatedAt: external ? createdAt - 2 * MIN_MS : null,
       source,
       channel,
-      status: null,
       externalId: external ? String(ticket) : null,
       url: external ? `https://northwind.helpdesk.example/tickets/${ticket}` : null,
-      subjectPreview: s.messages[0].length > 80 ? `${s.messages[0].slice(0, 77)}...` : s.messages[0],
-      hasFeedback: false,
-      resolved: null,
+      subjectPreview: subjectOf(s.messages[0]),
       userAttributes: idx % 4 === 3 ? null : {
         email: `${first.toLowerCase()}.${last.toLowerCase()}@example.com`,
         name: `${first} ${last}`,
         tier: idx % 3 === 0 ? 'gold' : 'standard',
         orderCount: (idx * 5) % 17,
       },
-      usedArticles: [],
-      usedSubfolders: [],
-      events: [],
       companyId: ws.id,
       botId,
       metadata: { locale: 'en-US' },
-      touchedByService: true,
-    };
+    });
     if (conv.userAttributes) conv.metadata.user_attributes = { ...conv.userAttributes };
     let k = 0;
     let t = createdAt + 1_000;
@@ -383,7 +376,7 @@ function seedConversations(ws: Workspace, now: number): void {
   // A helpdesk-synced conversation the service never acted on: excluded from the list route.
   const n = 41;
   const createdAt = now - 3 * DAY_MS;
-  const conv: Conversation = {
+  const conv = newConversation({
     id: seedId('conversation', 'a', n),
     createdAt,
     externalCreatedAt: createdAt - MIN_MS,
@@ -393,17 +386,10 @@ function seedConversations(ws: Workspace, now: number): void {
     externalId: '40999',
     url: 'https://northwind.helpdesk.example/tickets/40999',
     subjectPreview: 'Wholesale inquiry for a hiking club',
-    hasFeedback: false,
-    resolved: null,
-    userAttributes: null,
-    usedArticles: [],
-    usedSubfolders: [],
-    events: [],
     companyId: ws.id,
     botId: SEED.bots.emailSupport,
-    metadata: {},
     touchedByService: false,
-  };
+  });
   conv.events.push(
     newEvent(conv.id, eventSeedId('a', n, 1), createdAt + 1_000, 'user', 'message', 'Do you offer wholesale pricing for a hiking club of 40 members?'),
     newEvent(conv.id, eventSeedId('a', n, 2), createdAt + HOUR_MS, 'agent', 'message', 'Hi! I have forwarded your request to our partnerships team.'),
@@ -790,11 +776,10 @@ function seedWorkspaceB(now: number): Workspace {
     updatedBy: seedId('user', 'b', 1), origin: 'UI_CREATED', documentUrl: null,
   });
   const createdAt = now - DAY_MS;
-  const conv: Conversation = {
-    id: SEED.globexConversation, createdAt, externalCreatedAt: null, source: 'widget', channel: 'chat', status: 'Closed', externalId: null,
-    url: null, subjectPreview: 'How long is the warranty on drills?', hasFeedback: false, resolved: null, userAttributes: null,
-    usedArticles: [], usedSubfolders: [], events: [], companyId: ws.id, botId: SEED.bots.globexHelpdesk, metadata: {}, touchedByService: true,
-  };
+  const conv = newConversation({
+    id: SEED.globexConversation, createdAt, source: 'widget', channel: 'chat', status: 'Closed',
+    subjectPreview: 'How long is the warranty on drills?', companyId: ws.id, botId: SEED.bots.globexHelpdesk,
+  });
   const user = newEvent(conv.id, eventSeedId('b', 1, 1), createdAt + 1_000, 'user', 'message', 'How long is the warranty on drills?');
   const reply = buildReply(ws, SEED.bots.globexHelpdesk, user.message!);
   const bot = newEvent(conv.id, eventSeedId('b', 1, 2), createdAt + 3_000, 'svcbot', reply.type, reply.message);

@@ -186,6 +186,32 @@ export function toPublicConversation(state: SandboxState, c: Conversation): Publ
 }
 
 /** Latest message time of a conversation (sort key of the list route). */
+/** The subject preview of a conversation: its first message, shortened. */
+export function subjectOf(message: string): string {
+  return message.length > 80 ? `${message.slice(0, 77)}...` : message;
+}
+
+/** A conversation with no events, feedback or retrieved articles yet; `fields` give the rest. */
+export function newConversation(
+  fields: Pick<Conversation, 'id' | 'createdAt' | 'source' | 'channel' | 'subjectPreview' | 'companyId' | 'botId'> & Partial<Conversation>,
+): Conversation {
+  return {
+    externalCreatedAt: null,
+    status: null,
+    externalId: null,
+    url: null,
+    hasFeedback: false,
+    resolved: null,
+    userAttributes: null,
+    usedArticles: [],
+    usedSubfolders: [],
+    events: [],
+    metadata: {},
+    touchedByService: true,
+    ...fields,
+  };
+}
+
 /** A new event with nothing rated, tagged or attached yet. */
 export function newEvent(interactionId: string, id: string, at: number, role: EventRole, type: EventType, message: string | null): StoredEvent {
   return {

@@ -6,7 +6,7 @@ import { isUuid, newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
 import { addUsedArticles, buildReply } from '../reply.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, newEvent, computeResolved, findInWorkspace, latestMessageAt, toPublicConversation, toPublicEvent,
+  DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, latestMessageAt, toPublicConversation, toPublicEvent,
 } from '../state.js';
 import type { Channel, Conversation, StoredEvent } from '../types.js';
 import {
@@ -165,27 +165,16 @@ function generateAnswer(req: RouteRequest) {
   } else {
     const bot = findInWorkspace(state, ws, 'bots', botId as string);
     if (!bot) throw internalError(); // spec: unknown botId surfaces as 500
-    conv = {
+    conv = newConversation({
       id: newId(),
       createdAt: at,
-      externalCreatedAt: null,
       source: 'api',
       channel: channel ?? 'chat',
       status: 'Open',
-      externalId: null,
-      url: null,
-      subjectPreview: content!.length > 80 ? `${content!.slice(0, 77)}...` : content!,
-      hasFeedback: false,
-      resolved: null,
-      userAttributes: null,
-      usedArticles: [],
-      usedSubfolders: [],
-      events: [],
+      subjectPreview: subjectOf(content!),
       companyId: ws.id,
       botId: bot.id,
-      metadata: {},
-      touchedByService: true,
-    };
+    });
     ws.conversations.set(conv.id, conv);
   }
   if (channel) conv.channel = channel;
