@@ -3,7 +3,6 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { SERVER_VERSION } from './engine/server.js';
-import { runSandboxCli } from './sandbox/serve.js';
 import { serveStdio } from './transports/stdio.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -16,6 +15,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (argv[0] === 'sandbox') {
+    const { runSandboxCli } = await import('./sandbox/serve.js');
     const port = valueOf(argv, '--port');
     await runSandboxCli({ port: port === undefined ? undefined : Number(port), host: valueOf(argv, '--host') });
     return;

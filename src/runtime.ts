@@ -5,7 +5,7 @@ import { unknownToolsets } from './engine/server.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
-import { startSandbox, type Sandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
 
 /** Everything a transport needs, built once per process. */
@@ -26,6 +26,8 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
   }
   let sandbox: Sandbox | undefined;
   if (config.sandbox) {
+    // Loaded only on demand: a production start never pays for the simulated workspace.
+    const { startSandbox } = await import('./sandbox/index.js');
     sandbox = await startSandbox();
     config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin };
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
