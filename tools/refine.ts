@@ -157,19 +157,14 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
   const started = Date.now();
   let lastStatus = 'not read yet';
   let lastIteration: unknown;
-  let stage = -1;
-  let inStage = 0;
   const outcome = await pollUntil<Session | null>(context, {
     fetch: async () => ((await context.call('get_refine_session', { interactionId: input.interactionId, eventId: input.eventId })) ?? null) as Session | null,
     done: (value) => value === null || TERMINAL.has(statusOf(value)),
     describe: (value) => {
       lastStatus = statusOf(value);
       lastIteration = latestOf(value)?.iterationNumber;
-      const current = value === null || TERMINAL.has(lastStatus) ? 3 : STAGE[lastStatus] ?? 0;
-      inStage = current === stage ? inStage + 1 : 0;
-      stage = current;
-      // Grows within a stage and jumps at each new stage, so progress only ever increases.
-      const progress = current === 3 ? 3 : current + 1 - 1 / (inStage + 2);
+      // One step per stage; pollUntil keeps it increasing while a stage repeats.
+      const progress = value === null || TERMINAL.has(lastStatus) ? 3 : STAGE[lastStatus] ?? 0;
       return { progress, total: 3, message: `refine iteration ${lastIteration ?? '?'}: ${lastStatus}` };
     },
     timeoutSeconds: input.timeoutSeconds ?? 120,
