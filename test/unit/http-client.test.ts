@@ -1,10 +1,10 @@
-import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, type RetryPolicy } from '../../src/http/client.js';
 import { AuthenticationError, CancelledError, ConnectionError, NotAcceptableError, PermissionError, RateLimitError, TimeoutError, UpstreamServerError } from '../../src/http/errors.js';
 import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { freePort } from '../support/conformance.js';
 
 const FAST_RETRY: RetryPolicy = { baseMs: 20, maxDelayMs: 80, maxRetries: 3, maxElapsedMs: 2000 };
 const logger = createLogger('silent');
@@ -101,12 +101,3 @@ describe('ApiClient', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
