@@ -3,7 +3,7 @@
  * requests arrived within the last `windowMs` (arrival > now - windowMs). Rejected (429)
  * requests are not counted.
  */
-export class SlidingWindowLimiter {
+export class SlidingWindowThrottle {
   private arrivals: number[] = [];
   constructor(
     public limit: number,

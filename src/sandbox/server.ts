@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { errorBody, HttpError, MSG_INTERNAL, MSG_UNAUTHORIZED, MSG_FORBIDDEN_SCOPE } from './errors.js';
 import { newApiKey } from './ids.js';
-import { SlidingWindowLimiter } from './ratelimit.js';
+import { SlidingWindowThrottle } from './ratelimit.js';
 import { Router, type HttpMethod, type RouteRequest } from './router.js';
 import { allRoutes } from './routes/index.js';
 import { seedState, SEED } from './seed.js';
@@ -30,7 +30,7 @@ interface QueuedFault extends Fault {
 export async function startSandboxServer(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
-  const limiter = new SlidingWindowLimiter(options.rateLimit?.limit ?? 100, options.rateLimit?.windowMs ?? 60_000);
+  const limiter = new SlidingWindowThrottle(options.rateLimit?.limit ?? 100, options.rateLimit?.windowMs ?? 60_000);
   const router = new Router(allRoutes);
   const requests: RecordedRequest[] = [];
   let faults: QueuedFault[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { SlidingWindowLimiter } from '../../src/sandbox/ratelimit.js';
+import { SlidingWindowThrottle } from '../../src/sandbox/ratelimit.js';
 import { call } from './helpers.js';
 
 const TOO_MANY = { statusCode: 429, message: 'ThrottlerException: Too Many Requests', error: 'Too Many Requests' };
@@ -57,7 +57,7 @@ describe('global rate limit (sliding window)', () => {
   });
 
   it('does not count rejected (429) requests, and counts 401s', () => {
-    const l = new SlidingWindowLimiter(2, 100);
+    const l = new SlidingWindowThrottle(2, 100);
     expect(l.tryAcquire(0)).toBe(true);
     expect(l.tryAcquire(50)).toBe(true);
     for (let t = 51; t < 100; t++) expect(l.tryAcquire(t)).toBe(false);
