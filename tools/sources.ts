@@ -174,7 +174,7 @@ const listProviderResources = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Step 1 of importing from a connected provider: lists its resources not yet imported (empty means nothing new). provider is a lowercase name: notes, helpcenter or wiki (drive sources are ingested, not discovered). Then register_provider_resources.',
+    'Step 1 of importing from a connected provider: lists its resources not yet imported (empty means nothing new). provider is a lowercase name; discovery covers notes, helpcenter and wiki (drive sources are ingested by id, not discovered). Then register_provider_resources.',
   input: z.object({ provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.') }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
   transform: (resources, input) => ({ provider: input.provider, resources }),
