@@ -1,7 +1,7 @@
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
-import { unknownToolsets } from './engine/server.js';
+import { unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
