@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
+import type { SpentTokens } from './spent-tokens.js';
 
 export const SERVER_NAME = 'svc-mcp';
 export const SERVER_VERSION = '0.1.0';
@@ -29,6 +30,8 @@ export interface EngineOptions {
   apiKey: string;
   /** Stateless HTTP cannot hold an elicitation round trip open: confirmation falls back to a preview. */
   elicitationAllowed?: boolean;
+  /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
+  spentTokens: SpentTokens;
 }
 
 /** One session's view of the engine: what every stage of a call may read. */
