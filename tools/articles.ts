@@ -3,7 +3,7 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { compareArticle, loadDraftPairs } from './article-review.js';
+import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
 
 const text = z.string().nullable();
@@ -222,7 +222,7 @@ const compareArticleDraft = defineTool({
     'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, active, public, folder; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
   input: z.object({ draftArticleId: idInput('Draft article id.') }),
   handler: compareDraft,
-  untrusted: [...DOCUMENT_TEXT, 'text', 'before', 'after', 'added', 'removed', 'beforeName', 'afterName'],
+  text: renderArticleComparison,
 });
 
 export const articles: ToolGroup = {

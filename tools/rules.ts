@@ -194,7 +194,7 @@ const compareRuleVersionsTool = defineTool({
     toVersionId: idInput('Default: the active one.').optional(),
   }),
   handler: compareRuleVersions,
-  untrusted: [...UNTRUSTED_TEXT, 'name', 'before', 'after', 'text'],
+  text: renderRuleComparison,
   errors: { 400: ERRORS_400, 404: 'the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule\'s versions)' },
 });
 
