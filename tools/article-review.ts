@@ -96,13 +96,15 @@ export async function loadDraftPairs(context: ToolContext, draftIds: string[]): 
   return pairs;
 }
 
-/** The comparison in few tokens for results rendered as an outline: unified diff text instead of numbered hunks. */
+/**
+ * The comparison in few tokens for results rendered as an outline: unified diff text instead of
+ * numbered hunks, and no warnings (the caller lists them once, at the top of its result).
+ */
 export function briefComparison(comparison: ArticleComparison): Record<string, unknown> {
   return {
     outcome: comparison.outcome,
     liveArticleId: comparison.liveArticleId ?? undefined,
     stale: comparison.stale,
-    warnings: comparison.warnings.length ? comparison.warnings : undefined,
     fields: comparison.fields.length ? comparison.fields : undefined,
     diff: comparison.text.length ? comparison.text.map((entry) => `${entry.field}:\n${unifiedText(entry.hunks)}`).join('\n') : undefined,
     wordChanges: comparison.text.some((entry) => entry.words.length) ? comparison.text.flatMap((entry) => entry.words) : undefined,
@@ -123,14 +125,15 @@ export function renderArticleComparison(data: unknown, quote: Quote): string {
   lines.push(head);
   for (const warning of comparison.warnings) lines.push(`WARNING: ${warning}`);
   for (const field of comparison.fields) {
-    const name = (value: unknown, label?: string) => (label ? `${quote(label)} (${String(value)})` : quote(value));
+    // Flags and ids are the API's own values; titles and folder names are third-party text.
+    const name = (value: unknown, label?: string) => (label ? `${quote(label)} (${String(value)})` : typeof value === 'string' && field.field === 'title' ? quote(value) : String(value));
     lines.push(
       comparison.outcome === 'new' ? `${field.field}: ${name(field.after, field.afterName)}` : `${field.field}: ${name(field.before, field.beforeName)} -> ${name(field.after, field.afterName)}`,
     );
   }
   for (const list of comparison.lists) {
-    if (list.added.length) lines.push(`${list.field} added: ${list.added.map(quote).join(', ')}`);
-    if (list.removed.length) lines.push(`${list.field} removed: ${list.removed.map(quote).join(', ')}`);
+    if (list.added.length) lines.push(`${list.field} added: ${quote(list.added.join(' | '))}`);
+    if (list.removed.length) lines.push(`${list.field} removed: ${quote(list.removed.join(' | '))}`);
   }
   for (const entry of comparison.text) {
     lines.push(`${entry.field}:`);

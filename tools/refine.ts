@@ -130,10 +130,10 @@ async function reviewDrafts(context: ToolContext, session: Session, iterations: 
     if (!pair) {
       const missing = `Draft ${draftId} no longer exists: nothing can be reviewed or published for this change.`;
       warnings.add(missing);
-      return { warnings: [missing] };
+      return { missing: true };
     }
-    const brief = briefComparison(compareArticle(pair.draft, pair.live));
-    const notes = [...((brief.warnings as string[] | undefined) ?? [])];
+    const comparison = compareArticle(pair.draft, pair.live);
+    const notes = [...comparison.warnings];
     const created = typeof pair.draft.createdAt === 'string' ? Date.parse(pair.draft.createdAt) : Number.NaN;
     if (created < began) {
       notes.unshift(
@@ -141,7 +141,7 @@ async function reviewDrafts(context: ToolContext, session: Session, iterations: 
       );
     }
     for (const note of notes) warnings.add(note);
-    return { ...brief, warnings: notes.length ? notes : undefined };
+    return briefComparison(comparison);
   };
   const reviewed = iterations.map((iteration) => ({
     ...iteration,
@@ -210,7 +210,7 @@ function statusOf(value: Session | null): string {
 }
 
 const NEXT: Record<string, string> = {
-  ready: 'Read each change\'s draftReview (diff, warnings) and check it does what the summary says; the drafts (draftArticleId, draftPromptVersionId, draftRuleVersionId) apply only once published. compare_article_draft and compare_rule_versions show a draft in full.',
+  ready: 'Read the warnings and each change\'s draftReview (its diff) and check it does what the summary says; the drafts (draftArticleId, draftPromptVersionId, draftRuleVersionId) apply only once published. compare_article_draft and compare_rule_versions show a draft in full.',
   no_change: 'The analysis found no actionable fix; consider improving the knowledge or rules by hand.',
   failed: 'The iteration failed: read error, then retry from the dashboard.',
   published: 'This iteration was already published.',
@@ -274,6 +274,7 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
   const found = latestOf(value);
   const { iterations, warnings } = await reviewDrafts(context, value, found ? [found] : []);
   const latest = iterations[0] ?? {};
+  const { id: iterationId, ...iteration } = compactIteration(latest);
   return defined({
     finished: true,
     warnings: warnings.length ? warnings : undefined,
@@ -281,8 +282,9 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
     sessionId: value.id,
     interactionId: value.interactionId ?? input.interactionId,
     eventId: value.targetEventId ?? input.eventId,
+    iterationId,
     sessionCreatedAt: value.createdAt,
-    ...compactIteration(latest),
+    ...iteration,
     next: NEXT[String(latest.status)],
     polls: outcome.rounds,
     waitedSeconds: seconds,

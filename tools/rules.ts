@@ -97,6 +97,9 @@ const getRuleVersion = defineTool({
 
 type Version = Record<string, unknown>;
 
+/** Fields that change with every version: listed after the ones that change behaviour. */
+const BOOKKEEPING = new Set(['version', 'versionId', 'createdAt', 'updatedAt']);
+
 const numberOf = (version: Version) => (typeof version.version === 'number' ? version.version : Number.NEGATIVE_INFINITY);
 
 /**
@@ -148,7 +151,7 @@ async function compareRuleVersions(input: CompareRuleInput, context: ToolContext
   const from = await readVersion(context, input.ruleId, chosen.fromVersionId);
   const to = await readVersion(context, input.ruleId, chosen.toVersionId);
   const toItem = isRecord(to.item) ? to.item : {};
-  const changes = pathDiff(isRecord(from.item) ? from.item : {}, toItem);
+  const changes = pathDiff(isRecord(from.item) ? from.item : {}, toItem).sort((a, b) => Number(BOOKKEEPING.has(a.path)) - Number(BOOKKEEPING.has(b.path)));
   return {
     ruleId: input.ruleId,
     name: toItem.name,
@@ -159,15 +162,20 @@ async function compareRuleVersions(input: CompareRuleInput, context: ToolContext
   };
 }
 
-function renderValue(value: unknown, quote: Quote): string {
+/** The API's own bookkeeping and enumerations; every other string of a rule was written by someone. */
+const API_VALUES = new Set([...BOOKKEEPING, 'status', 'source', 'triggerType']);
+
+function renderValue(value: unknown, path: string, quote: Quote): string {
+  if (typeof value !== 'string' && typeof value !== 'object') return String(value);
+  if (value === null || (typeof value === 'string' && API_VALUES.has(path))) return String(value);
   return quote(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 function renderChange(change: PathChange, quote: Quote): string[] {
   if (change.hunks) return [`- ${change.path}:`, ...renderHunks(change.hunks, quote, '    ')];
-  if (change.change === 'added') return [`- ${change.path} added: ${renderValue(change.after, quote)}`];
-  if (change.change === 'removed') return [`- ${change.path} removed: ${renderValue(change.before, quote)}`];
-  return [`- ${change.path}: ${renderValue(change.before, quote)} -> ${renderValue(change.after, quote)}`];
+  if (change.change === 'added') return [`- ${change.path} added: ${renderValue(change.after, change.path, quote)}`];
+  if (change.change === 'removed') return [`- ${change.path} removed: ${renderValue(change.before, change.path, quote)}`];
+  return [`- ${change.path}: ${renderValue(change.before, change.path, quote)} -> ${renderValue(change.after, change.path, quote)}`];
 }
 
 /** Text rendering of compare_rule_versions: the two versions, then one line (or one diff) per changed path. */

@@ -173,7 +173,7 @@ function row(label: string, counts: Counts): string {
 const HEADER = '| conversations | answers | thumbs up | thumbs down | negative | unresolved negative | CSAT ratings | CSAT mean | escalations |';
 
 function articleLine(articles: ArticleCount[], quote: Quote): string {
-  return articles.map((article) => `${quote(article.title ?? article.id)} (${article.id}) x${article.count}`).join('; ');
+  return quote(articles.map((article) => `${article.title ?? article.id} (${article.id}) x${article.count}`).join('; '));
 }
 
 /** Text rendering of conversation_stats: the scan in one line, one small table per dimension, then the articles behind thumbs-down answers. */
