@@ -107,7 +107,7 @@ export async function scanConversations(
           seen.add(id);
           if (request.max !== undefined && kept >= request.max) {
             stoppedAt = agent.agentName ?? agent.botId;
-            break scan;
+            break;
           }
           kept++;
           await visit({ id, botId: agent.botId, agentName: agent.agentName, ...item });
@@ -119,7 +119,8 @@ export async function scanConversations(
           total: steps,
           message: `agent ${agentIndex + 1}/${agents.length} (${agent.agentName ?? agent.botId}), window ${windowIndex + 1}/${windows.length}: ${kept} conversations kept of ${scanned} scanned`,
         });
-      } while (cursor);
+      } while (cursor && stoppedAt === undefined);
+      if (stoppedAt !== undefined) break scan;
     }
   }
   const requests = 1 + pages;
