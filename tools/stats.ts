@@ -22,7 +22,7 @@ export interface Counts {
   negativeRate: number | null;
   /** Thumbs-down answers whose `resolved` is not true. */
   unresolvedNegative: number;
-  /** Every stored rating counts, 0 included; `distribution` maps rating to how many. */
+  /** Every stored rating counts, 0 included; `distribution` maps each rating given to how many times (ratings never given are left out). */
   csat: { count: number; mean: number | null; distribution: Record<string, number> };
   /** `silent_escalation` events. */
   escalations: number;
@@ -41,7 +41,6 @@ export interface Stats {
 }
 
 const TOP_ARTICLES = 5;
-const CSAT_SCALE = ['0', '1', '2', '3', '4', '5'];
 
 interface Tally {
   conversations: number;
@@ -79,8 +78,8 @@ function addConversation(tally: Tally, conversation: Record<string, unknown>): v
 
 function countsOf(tally: Tally): Counts {
   const rated = tally.thumbsUp + tally.thumbsDown;
-  const distribution = Object.fromEntries(CSAT_SCALE.map((rating) => [rating, 0]));
-  for (const rating of tally.csat) distribution[String(rating)] = (distribution[String(rating)] ?? 0) + 1;
+  const distribution: Record<string, number> = {};
+  for (const rating of [...tally.csat].sort((a, b) => a - b)) distribution[String(rating)] = (distribution[String(rating)] ?? 0) + 1;
   const sum = tally.csat.reduce((total, rating) => total + rating, 0);
   return {
     conversations: tally.conversations,

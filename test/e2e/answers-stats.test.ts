@@ -49,8 +49,8 @@ function expectedStats(since: number) {
     const up = answers.filter((event) => event.approved === true).length;
     const down = answers.filter((event) => event.approved === false);
     const ratings = events.map((event) => event.csatRating).filter((rating): rating is number => rating !== null);
-    const distribution: Record<string, number> = { 0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 };
-    for (const rating of ratings) distribution[rating]++;
+    const distribution: Record<string, number> = {};
+    for (const rating of ratings) distribution[rating] = (distribution[rating] ?? 0) + 1;
     const articles = new Map<string, { id: string; title: string; count: number }>();
     for (const article of down.flatMap((event) => event.usedArticles)) {
       const entry = articles.get(article.id) ?? { id: article.id, title: article.title, count: 0 };
