@@ -198,8 +198,9 @@ const compareRuleVersionsTool = defineTool({
     'Diffs two versions of an intent rule by field path, flowConfig included; default the active version against the one before. Ids: list_rule_versions.',
   input: z.object({
     ruleId: idInput('Intent rule id.'),
-    fromVersionId: idInput('Default: the one before toVersionId.').optional(),
-    toVersionId: idInput('Default: the active one.').optional(),
+    // The description states both defaults; per-field text would repeat it in every tools/list.
+    fromVersionId: z.string().trim().min(1, 'must not be empty').optional(),
+    toVersionId: z.string().trim().min(1, 'must not be empty').optional(),
   }),
   handler: compareRuleVersions,
   text: renderRuleComparison,
