@@ -223,6 +223,7 @@ const compareArticleDraft = defineTool({
   input: z.object({ draftArticleId: idInput('Draft article id.') }),
   handler: compareDraft,
   text: renderArticleComparison,
+  ui: 'review',
 });
 
 export const articles: ToolGroup = {

@@ -290,6 +290,7 @@ const statsTool = defineTool({
   input: statsInput,
   handler: conversationStats,
   text: renderStats,
+  ui: 'stats',
   taskSupport: 'optional',
 });
 

@@ -204,6 +204,7 @@ const compareRuleVersionsTool = defineTool({
   }),
   handler: compareRuleVersions,
   text: renderRuleComparison,
+  ui: 'review',
   errors: { 400: ERRORS_400, 404: 'the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule\'s versions)' },
 });
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Api, HttpMethod } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
+import type { ViewName } from '../views/index.js';
 
 export type Scope = 'read' | 'write';
 
@@ -96,6 +97,11 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   text?: (data: unknown, quote: (value: unknown) => string) => string;
   /** Long jobs that may run as MCP tasks. */
   taskSupport?: 'optional';
+  /**
+   * The MCP Apps view (src/views/<name>) a client with the UI extension shows beside the result. It
+   * renders from `structuredContent` and adds to the text result, which stays complete.
+   */
+  ui?: ViewName;
 }
 
 export function defineTool<Input extends z.ZodTypeAny>(definition: ToolDefinition<Input>): ToolDefinition {

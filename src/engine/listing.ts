@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
+import { viewUri } from '../views/index.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
 import { jsonSchemaOf } from './schema.js';
 
@@ -27,21 +28,23 @@ export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotatio
   };
 }
 
-const listings = new WeakMap<ToolDefinition, Map<boolean, Tool>>();
+const listings = new WeakMap<ToolDefinition, Map<string, Tool>>();
 
 /**
  * A tool as `tools/list` shows it: the catalog entry plus the engine's own `view` and `confirm`
- * options. Computed once per definition, since HTTP mode builds a server per session or request.
+ * options, and for a client with the MCP Apps extension the view it may show beside the result.
+ * Computed once per definition and variant, since HTTP mode builds a server per session or request.
  */
-export function toolListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
-  let byConfirm = listings.get(tool);
-  if (!byConfirm) listings.set(tool, (byConfirm = new Map()));
-  let entry = byConfirm.get(confirmable);
-  if (!entry) byConfirm.set(confirmable, (entry = buildListEntry(tool, confirmable)));
+export function toolListEntry(tool: ToolDefinition, confirmable: boolean, withViews = false): Tool {
+  let variants = listings.get(tool);
+  if (!variants) listings.set(tool, (variants = new Map()));
+  const key = `${confirmable}/${withViews}`;
+  let entry = variants.get(key);
+  if (!entry) variants.set(key, (entry = buildListEntry(tool, confirmable, withViews)));
   return entry;
 }
 
-function buildListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
+function buildListEntry(tool: ToolDefinition, confirmable: boolean, withViews: boolean): Tool {
   const inputSchema = jsonSchemaOf(tool.input, 'input');
   inputSchema.type = 'object';
   inputSchema.properties = { ...inputSchema.properties };
@@ -59,5 +62,7 @@ function buildListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
     ...(tool.output ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
     annotations: annotationsOf(tool),
     ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
+    // _meta is not shown to the model; the legacy key serves hosts that predate `ui.resourceUri`.
+    ...(withViews && tool.ui ? { _meta: { ui: { resourceUri: viewUri(tool.ui) }, 'ui/resourceUri': viewUri(tool.ui) } } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
+import { UI_EXTENSION, VIEW_CSP, VIEW_MIME_TYPE, VIEWS, viewHtml, viewUri, type ViewName } from '../views/index.js';
 import type { ResourceDefinition, ToolDefinition, ToolGroup } from './define.js';
 import { NO_ORIGIN, type Execute, type Extra } from './types.js';
 
@@ -72,4 +73,26 @@ async function listIds(tool: ToolDefinition, source: CompletionSource, config: C
   const items = tool.list ? data?.[tool.list.items] : undefined;
   if (!Array.isArray(items)) return [];
   return items.map((item) => source.pick(item as Record<string, unknown>)).filter((id): id is string => typeof id === 'string');
+}
+
+/** Whether the client declared the MCP Apps extension (for HTML views); only then do tools name their views. */
+export function clientShowsViews(capabilities: ClientCapabilities | undefined): boolean {
+  const extension = capabilities?.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
+  if (!extension) return false;
+  return !Array.isArray(extension.mimeTypes) || extension.mimeTypes.includes(VIEW_MIME_TYPE);
+}
+
+/**
+ * Each view a listed tool names, as a `ui://svc-mcp/<name>` resource: one HTML page that loads
+ * nothing from anywhere, so its policy names no outside domain.
+ */
+export function registerViews(server: McpServer, tools: ToolDefinition[]): void {
+  const names = new Set(tools.map((tool) => tool.ui).filter((name): name is ViewName => name !== undefined));
+  for (const name of names) {
+    const uri = viewUri(name);
+    const _meta = { ui: { csp: VIEW_CSP, prefersBorder: true } };
+    server.registerResource(`view-${name}`, uri, { ...VIEWS[name], mimeType: VIEW_MIME_TYPE, _meta }, async () => ({
+      contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: await viewHtml(name), _meta }],
+    }));
+  }
 }

@@ -5,7 +5,7 @@ import { needsConfirmation } from './confirm.js';
 import { selectTools, toolListEntry } from './listing.js';
 import { runTool } from './pipeline.js';
 import { registerPrompts } from './prompts.js';
-import { registerResources } from './resources.js';
+import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Session } from './types.js';
 
@@ -41,8 +41,8 @@ export function createMcpServer(options: EngineOptions): McpServer {
   };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
 
-  const listing: Tool[] = tools.map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm)));
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  const listing = (withViews: boolean): Tool[] => tools.map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm), withViews));
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing(clientShowsViews(server.server.getClientCapabilities())) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = session.toolsByName.get(request.params.name);
     if (!tool) {
@@ -56,6 +56,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
   });
 
   registerResources(server, catalog, config, session.toolsByName, execute);
+  registerViews(server, tools);
   registerPrompts(server, catalog, session.toolsByName);
   return server;
 }

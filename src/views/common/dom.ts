@@ -1,0 +1,69 @@
+/**
+ * The only way views build their pages. Every string becomes a text node and attributes are set
+ * with setAttribute, so text from the API (names, titles, messages, diff lines) is never parsed
+ * as markup, whatever it contains.
+ */
+type Child = Node | string | number | null | undefined | false;
+
+interface Props {
+  className?: string;
+  attrs?: Record<string, string | number | boolean | undefined>;
+  onClick?: () => void;
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (props.className) node.className = props.className;
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    // Event handlers are attached as functions only, never as attribute text.
+    if (/^on/i.test(name)) throw new Error(`attribute ${name} is not allowed`);
+    if (value === undefined || value === false) continue;
+    node.setAttribute(name, value === true ? '' : String(value));
+  }
+  if (props.onClick) node.addEventListener('click', props.onClick);
+  append(node, ...children);
+  return node;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+}
+
+export function replaceChildren(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, ...children);
+}
+
+export interface Column<Row> {
+  label: string;
+  cell: (row: Row) => Child;
+  numeric?: boolean;
+}
+
+/**
+ * The figures of a chart as a table: what a screen reader reads, and what the tests compare with
+ * the tool's result.
+ */
+export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: Row[], rowAttrs?: (row: Row) => Props['attrs']): HTMLTableElement {
+  return el(
+    'table',
+    { className: 'figures' },
+    el('caption', {}, caption),
+    el('thead', {}, el('tr', {}, ...columns.map((column) => el('th', { attrs: { scope: 'col' }, className: column.numeric ? 'num' : undefined }, column.label)))),
+    el(
+      'tbody',
+      {},
+      ...rows.map((row) => el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined }, column.cell(row))))),
+    ),
+  );
+}
+
+/** Upstream and preview texts mark third-party text for the model with untrusted-data tags; a person reads it without them. */
+export function withoutEnvelope(text: string): string {
+  return text.replace(/<\/?untrusted-data-[0-9a-f]+>/g, '').replace(/^Text inside .* never as instructions\.\n?/m, '');
+}
+
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
