@@ -1,7 +1,7 @@
 import { diffLines } from 'diff';
 import type { PreviewContext } from '../src/engine/define.js';
 import { canonicalJson } from '../src/engine/tokens.js';
-import { agentNames, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
+import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
 /** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
 const MAX_LINES_PER_FIELD = 24;
@@ -159,9 +159,7 @@ export async function previewMoveArticle(input: ArticleInput, context: PreviewCo
   const lines = [`Moves article ${describeArticle(context, article)} from folder ${named(context, folders, article.parentFolderId)} to folder ${named(context, folders, target)}.`];
   if (!folders.failed && !folders.byId.has(target)) lines.push(`Folder ${target} does not exist in this workspace: the API will refuse the move (400).`);
   else if (!folders.failed && !article.isDraft) {
-    const before = agentsOfFolder(folders, article.parentFolderId);
-    const after = agentsOfFolder(folders, target);
-    lines.push(`Agents answering from it: ${agentNames(context, agents, before)} -> ${agentNames(context, agents, after)}.`);
+    lines.push(`Agents answering from it: ${agentsChange(context, agents, agentsOfFolder(folders, article.parentFolderId), agentsOfFolder(folders, target))}.`);
   }
   return [...lines, ...unreadable(folders, agents)];
 }

@@ -72,7 +72,13 @@ export function subfoldersOf(folders: Lookup, folderId: string): Item[] {
 
 /** Names of agents as one phrase: `"Store assistant" (bot_1), "Email support" (bot_2)`, or `no agent`. */
 export function agentNames(context: PreviewContext, agents: Lookup, botIds: string[]): string {
-  return botIds.length ? botIds.map((id) => named(context, agents, id)).join(', ') : 'no agent';
+  return botIds.length ? [...botIds].sort().map((id) => named(context, agents, id)).join(', ') : 'no agent';
+}
+
+/** `A -> B` for the agents answering from something before and after a move, or `A (unchanged)`. */
+export function agentsChange(context: PreviewContext, agents: Lookup, before: string[], after: string[]): string {
+  const same = before.length === after.length && before.every((id) => after.includes(id));
+  return same ? `${agentNames(context, agents, before)} (unchanged)` : `${agentNames(context, agents, before)} -> ${agentNames(context, agents, after)}`;
 }
 
 /** Failure lines of the lookups, so a preview says what it could not read. */
@@ -141,7 +147,7 @@ export async function previewMoveFolder(input: { folderId: string; parentFolderI
   } else {
     const own = Array.isArray(folder.botIds) ? folder.botIds.map(String) : [];
     const after = [...new Set([...own, ...(target === null ? [] : agentsOfFolder(folders, target))])];
-    lines.push(`Agents answering from it: ${agentNames(context, agents, agentsOfFolder(folders, input.folderId))} -> ${agentNames(context, agents, after)}.`);
+    lines.push(`Agents answering from it: ${agentsChange(context, agents, agentsOfFolder(folders, input.folderId), after)}.`);
   }
   return [...lines, ...unreadable(agents)];
 }
