@@ -25,9 +25,12 @@ export function withChanges(article: Item, input: Item): Item {
 export function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
   const { quote } = context;
   const changes: string[] = [];
-  if (differs(before.title, after.title)) changes.push(`title: ${quote(before.title)} -> ${quote(after.title)}`);
+  // A new article (no before) is listed whole: values rather than changes.
+  const change = (field: string, show: (value: unknown) => string) =>
+    before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`;
+  if (differs(before.title, after.title)) changes.push(change('title', quote));
   for (const field of FLAG_FIELDS) {
-    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(`${field}: ${String(before[field] ?? 'unset')} -> ${String(after[field])}`);
+    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, String));
   }
   if (after.parentFolderId !== undefined && differs(before.parentFolderId, after.parentFolderId)) {
     const folder = (id: unknown) => (folders ? named(context, folders, id) : String(id));
@@ -45,20 +48,43 @@ export function articleChanges(context: PreviewContext, before: Item, after: Ite
     if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
     if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
   }
-  if (after.misc !== undefined && differs(before.misc, after.misc)) changes.push('misc: replaced (compare with get_articles)');
+  if (after.misc !== undefined && differs(before.misc, after.misc)) changes.push(`misc: ${before.misc === undefined ? 'set' : 'replaced'} (get_articles shows it)`);
   return changes;
 }
 
-/** Only the changed lines, `-` old and `+` new, each quoted as third-party text. */
+/** Characters of unchanged text kept on each side of a change inside one long line. */
+const CONTEXT_CHARS = 40;
+
+/**
+ * Only the changed lines, `-` old and `+` new, each quoted as third-party text. A line replaced by
+ * one line is cut to the changed stretch with some context, so a one-word edit in a long
+ * paragraph stays visible.
+ */
 function lineDiff(context: PreviewContext, before: string, after: string): string[] {
   if (before === after) return [];
-  const changed = diffLines(before, after).flatMap((part) => {
-    if (!part.added && !part.removed) return [];
-    const sign = part.added ? '+' : '-';
-    return part.value.replace(/\n$/, '').split('\n').map((line) => `    ${sign} ${context.quote(line)}`);
+  const parts = diffLines(before, after);
+  const changed: string[] = [];
+  parts.forEach((part, index) => {
+    if (!part.added && !part.removed) return;
+    const lines = part.value.replace(/\n$/, '').split('\n');
+    const partner = part.removed ? parts[index + 1] : parts[index - 1];
+    const partnerLines = partner && (part.removed ? partner.added : partner.removed) ? partner.value.replace(/\n$/, '').split('\n') : [];
+    const shown = lines.length === 1 && partnerLines.length === 1 ? [cutToChange(lines[0], partnerLines[0])] : lines;
+    changed.push(...shown.map((line) => `    ${part.added ? '+' : '-'} ${context.quote(line)}`));
   });
   if (changed.length <= MAX_LINES_PER_FIELD) return changed;
   return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines`];
+}
+
+/** `line` cut to where it differs from `other`, with CONTEXT_CHARS on each side. */
+function cutToChange(line: string, other: string): string {
+  let start = 0;
+  while (start < line.length && start < other.length && line[start] === other[start]) start++;
+  let end = 0;
+  while (end < line.length - start && end < other.length - start && line[line.length - 1 - end] === other[other.length - 1 - end]) end++;
+  const from = Math.max(0, start - CONTEXT_CHARS);
+  const to = Math.min(line.length, line.length - end + CONTEXT_CHARS);
+  return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
 }
 
 function differs(before: unknown, after: unknown): boolean {
@@ -109,7 +135,7 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
     return [
       ...lines,
       `Creates a new live article: ${why}draft ${context.quote(published.title)} (${input.articleId}) becomes a live article at version 1 in folder ${String(draft.parentFolderId)}.`,
-      ...articleChanges(context, {}, published),
+      ...articleChanges(context, {}, { ...published, parentFolderId: undefined }),
     ];
   }
   const version = typeof live.version === 'number' ? live.version : undefined;

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiRequest } from '../http/client.js';
 
 /** How long a preview's token stays valid: long enough for a user to read it and say yes. */
@@ -14,20 +14,22 @@ export interface TokenBinding {
 export type TokenCheck = { ok: true; expiresAt: number } | { ok: false; reason: string };
 
 /**
- * `<expiry, base 36>.<HMAC-SHA256, base64url>`. The expiry travels in clear so it can be checked,
- * and is covered by the MAC so it cannot be stretched. The key enters only as a hash.
+ * `<expiry, base 36>.<nonce>.<HMAC-SHA256, base64url>`. The expiry travels in clear so it can be
+ * checked, and is covered by the MAC so it cannot be stretched; the nonce makes every preview's
+ * token new, so a fresh preview never repeats a spent token. The key enters only as a hash.
  */
 export function issueToken(secret: string, binding: TokenBinding, now: number): { token: string; expiresAt: number } {
   const expiresAt = now + TOKEN_LIFETIME_MS;
-  return { token: `${expiresAt.toString(36)}.${mac(secret, binding, expiresAt)}`, expiresAt };
+  const nonce = randomBytes(8).toString('base64url');
+  return { token: `${expiresAt.toString(36)}.${nonce}.${mac(secret, binding, expiresAt, nonce)}`, expiresAt };
 }
 
 export function checkToken(secret: string, token: string, binding: TokenBinding, now: number): TokenCheck {
-  const match = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token.trim());
+  const match = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{11})\.([A-Za-z0-9_-]{43})$/.exec(token.trim());
   if (!match) return { ok: false, reason: 'it is not a confirmToken from a preview of this server.' };
   const expiresAt = parseInt(match[1], 36);
-  const expected = Buffer.from(mac(secret, binding, expiresAt));
-  const given = Buffer.from(match[2]);
+  const expected = Buffer.from(mac(secret, binding, expiresAt, match[2]));
+  const given = Buffer.from(match[3]);
   if (!timingSafeEqual(expected, given)) {
     return {
       ok: false,
@@ -38,10 +40,10 @@ export function checkToken(secret: string, token: string, binding: TokenBinding,
   return { ok: true, expiresAt };
 }
 
-function mac(secret: string, binding: TokenBinding, expiresAt: number): string {
+function mac(secret: string, binding: TokenBinding, expiresAt: number, nonce: string): string {
   const { method, path, query, body } = binding.request;
   const keyHash = createHash('sha256').update(binding.apiKey).digest('hex');
-  const subject = canonicalJson(['svc-confirm-v1', binding.tool, { method, path, query, body }, keyHash, expiresAt]);
+  const subject = canonicalJson(['svc-confirm-v1', binding.tool, { method, path, query, body }, keyHash, expiresAt, nonce]);
   return createHmac('sha256', secret).update(subject).digest('base64url');
 }
 

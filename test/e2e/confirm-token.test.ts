@@ -12,6 +12,11 @@ import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection 
 let sandbox: Sandbox;
 let admin: Connection;
 let unconfirmed: Connection;
+/** Same workspace, another key. */
+let otherKey: Connection;
+/** A client with elicitation that declines and keeps each question. */
+let asking: Connection;
+const questions: string[] = [];
 
 interface Preview {
   sent: false;
@@ -31,7 +36,7 @@ function previewOf(result: CallToolResult): Preview {
   expect(result.isError).toBeFalsy();
   const preview = result.structuredContent as unknown as Preview;
   expect(preview.sent).toBe(false);
-  expect(preview.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{43}$/);
+  expect(preview.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{11}\.[\w-]{43}$/);
   return preview;
 }
 
@@ -44,14 +49,22 @@ function writes() {
 
 beforeAll(async () => {
   sandbox = await withSandbox();
-  [admin, unconfirmed] = await Promise.all([
+  [admin, unconfirmed, otherKey, asking] = await Promise.all([
     connect({ env: sandboxEnv(sandbox) }),
     connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) }),
+    connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly) }),
+    connect({
+      env: sandboxEnv(sandbox),
+      elicit: (message) => {
+        questions.push(message);
+        return { action: 'decline' };
+      },
+    }),
   ]);
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([admin?.close(), unconfirmed?.close()]);
+  await Promise.all([admin?.close(), unconfirmed?.close(), otherKey?.close(), asking?.close()]);
   await sandbox?.close();
 });
 
@@ -103,16 +116,11 @@ describe('confirmation by token (no elicitation)', () => {
   });
 
   it('refuses a token issued for another API key', async () => {
-    const other = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly) });
-    try {
-      const args = { interactionId: 'conv-another-key' };
-      const preview = previewOf(await call(admin, 'delete_conversation', args));
-      const refused = previewOf(await call(other, 'delete_conversation', { ...args, confirm: preview.confirmToken }));
-      expect(refused.message).toContain('another API key');
-      expect(writes()).toEqual([]);
-    } finally {
-      await other.close();
-    }
+    const args = { interactionId: 'conv-another-key' };
+    const preview = previewOf(await call(admin, 'delete_conversation', args));
+    const refused = previewOf(await call(otherKey, 'delete_conversation', { ...args, confirm: preview.confirmToken }));
+    expect(refused.message).toContain('another API key');
+    expect(writes()).toEqual([]);
   });
 
   it('describes a conversation delete without reading anything: no route shows one conversation', async () => {
@@ -190,28 +198,16 @@ describe('effect previews', () => {
   });
 
   it('asks through elicitation with the effect above the exact request', async () => {
-    const messages: string[] = [];
-    const asking = await connect({
-      env: sandboxEnv(sandbox),
-      elicit: (message) => {
-        messages.push(message);
-        return { action: 'decline' };
-      },
-    });
-    try {
-      const articleId = sandbox.seed.articles.holidayCutoffs;
-      const declined = await call(asking, 'delete_article', { articleId });
-      expect(textOf(declined)).toContain('nothing was sent');
-      expect(declined.structuredContent).not.toHaveProperty('confirmToken');
-      expect(messages).toHaveLength(1);
-      expect(messages[0]).toMatch(/What it does:\n- Deletes live article "[^"]+" \(/);
-      expect(messages[0]).toContain('permanent');
-      expect(messages[0].indexOf('permanent')).toBeLessThan(messages[0].indexOf(`DELETE /v2/hc-articles/${articleId}/public`));
-      expect(writes()).toEqual([]);
-    } finally {
-      await asking.close();
-    }
-  }, 15_000);
+    const articleId = sandbox.seed.articles.holidayCutoffs;
+    const declined = await call(asking, 'delete_article', { articleId });
+    expect(textOf(declined)).toContain('nothing was sent');
+    expect(declined.structuredContent).not.toHaveProperty('confirmToken');
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(/What it does:\n- Deletes live article "[^"]+" \(/);
+    expect(questions[0]).toContain('permanent');
+    expect(questions[0].indexOf('permanent')).toBeLessThan(questions[0].indexOf(`DELETE /v2/hc-articles/${articleId}/public`));
+    expect(writes()).toEqual([]);
+  });
 });
 
 describe('write results', () => {
@@ -257,5 +253,11 @@ describe('token expiry (clock injected)', () => {
     const sent = await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken });
     expect(sent.structuredContent).toMatchObject({ success: true });
     expect(writes()).toEqual(['DELETE /v2/hc-interactions/conv-expiry/public']);
+
+    // With the clock standing still, the fresh preview after a spent token still carries a new one.
+    const reused = previewOf(await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken }));
+    expect(reused.message).toContain('already used');
+    expect(reused.confirmToken).not.toBe(current.confirmToken);
+    expect(writes()).toHaveLength(1);
   });
 });
