@@ -1,6 +1,6 @@
-import { diffLines } from 'diff';
 import type { PreviewContext } from '../src/engine/define.js';
 import { canonicalJson } from '../src/engine/tokens.js';
+import { listChanges, textDiff } from './diff.js';
 import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
 /** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
@@ -37,14 +37,11 @@ export function articleChanges(context: PreviewContext, before: Item, after: Ite
     changes.push(`folder: ${folder(before.parentFolderId)} -> ${folder(after.parentFolderId)}`);
   }
   for (const field of TEXT_FIELDS) {
-    const lines = lineDiff(context, text(before[field]), text(after[field]));
+    const lines = bodyDiff(context, text(before[field]), text(after[field]));
     if (lines.length) changes.push(`${field} changes:\n${lines.join('\n')}`);
   }
   for (const field of LIST_FIELDS) {
-    const old = strings(before[field]);
-    const next = strings(after[field]);
-    const added = next.filter((item) => !old.includes(item));
-    const removed = old.filter((item) => !next.includes(item));
+    const { added, removed } = listChanges(list(before[field]), list(after[field]));
     if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
     if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
   }
@@ -52,39 +49,19 @@ export function articleChanges(context: PreviewContext, before: Item, after: Ite
   return changes;
 }
 
-/** Characters of unchanged text kept on each side of a change inside one long line. */
-const CONTEXT_CHARS = 40;
-
 /**
- * Only the changed lines, `-` old and `+` new, each quoted as third-party text. A line replaced by
- * one line is cut to the changed stretch with some context, so a one-word edit in a long
- * paragraph stays visible.
+ * Only what changed in a body: the changed words with a little context when the edit sits inside
+ * lines (a one-word edit in a long paragraph stays visible), else the changed lines. Each piece is
+ * quoted as third-party text.
  */
-function lineDiff(context: PreviewContext, before: string, after: string): string[] {
+function bodyDiff(context: PreviewContext, before: string, after: string): string[] {
   if (before === after) return [];
-  const parts = diffLines(before, after);
-  const changed: string[] = [];
-  parts.forEach((part, index) => {
-    if (!part.added && !part.removed) return;
-    const lines = part.value.replace(/\n$/, '').split('\n');
-    const partner = part.removed ? parts[index + 1] : parts[index - 1];
-    const partnerLines = partner && (part.removed ? partner.added : partner.removed) ? partner.value.replace(/\n$/, '').split('\n') : [];
-    const shown = lines.length === 1 && partnerLines.length === 1 ? [cutToChange(lines[0], partnerLines[0])] : lines;
-    changed.push(...shown.map((line) => `    ${part.added ? '+' : '-'} ${context.quote(line)}`));
-  });
+  const { hunks, words } = textDiff(before, after);
+  const changed = words.length
+    ? words.flatMap((change) => [`    - ${context.quote(change.before)}`, `    + ${context.quote(change.after)}`])
+    : hunks.flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `    ${line.mark} ${context.quote(line.text)}`));
   if (changed.length <= MAX_LINES_PER_FIELD) return changed;
-  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines`];
-}
-
-/** `line` cut to where it differs from `other`, with CONTEXT_CHARS on each side. */
-function cutToChange(line: string, other: string): string {
-  let start = 0;
-  while (start < line.length && start < other.length && line[start] === other[start]) start++;
-  let end = 0;
-  while (end < line.length - start && end < other.length - start && line[line.length - 1 - end] === other[other.length - 1 - end]) end++;
-  const from = Math.max(0, start - CONTEXT_CHARS);
-  const to = Math.min(line.length, line.length - end + CONTEXT_CHARS);
-  return `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
+  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines (compare_article_draft or get_articles shows them all)`];
 }
 
 function differs(before: unknown, after: unknown): boolean {
@@ -95,8 +72,8 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.map(String) : [];
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 /** `"Title" (id, version n)`. */
