@@ -3,8 +3,10 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
+import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
 import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
+import { fieldOf } from './effects.js';
 
 const text = z.string().nullable();
 const flag = z.boolean().nullable();
@@ -117,6 +119,7 @@ const createArticle = defineTool({
   description: `Creates an article in a folder (parentFolderId from list_folders). Agents answer from it once its folder is assigned to them (assign_folders_to_agent). ${NOT_DOCUMENTED}`,
   input: z.object({ ...content, parentFolderId: z.string().optional().describe('Folder id (list_folders).') }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
+  done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -130,6 +133,8 @@ const updateArticle = defineTool({
   description: `Changes fields of an article at once (its version increases). To review a change before it goes live, use create_article_draft then publish_article_draft. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
+  preview: previewUpdate,
+  done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
 });
@@ -142,6 +147,9 @@ const createDraft = defineTool({
   description: `Creates a draft from a live article (records originalArticleId and version); the live article is unchanged until publish_article_draft. Fields given replace the draft's. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Live article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
+  preview: previewCreateDraft,
+  done: (data, input) =>
+    `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
 });
@@ -164,6 +172,8 @@ const publishDraft = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  preview: previewPublish,
+  done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
   untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
@@ -180,6 +190,8 @@ const moveArticle = defineTool({
   description: 'Moves an article into another folder; agents see it through that folder\'s assignments. Payload shape is not documented: parentFolderId shown; others pass through.',
   input: z.object({ articleId: idInput('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
+  preview: previewMoveArticle,
+  done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
 });
@@ -194,6 +206,8 @@ const deleteArticle = defineTool({
   description: 'Permanently deletes one article (live or draft); agents stop answering from it. Ids from list_articles.',
   input: z.object({ articleId: idInput('Article id (list_articles).') }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
+  preview: previewDeleteArticle,
+  done: (_data, input) => `Article ${input.articleId} deleted permanently.`,
   errors: { 404: NOT_FOUND },
 });
 

@@ -321,6 +321,10 @@ const generateAnswer = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
+  done: (data) => {
+    const events = (data as { events?: Array<{ interactionId?: string }> }).events ?? [];
+    return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
+  },
   transform: (events) => ({ events }),
   untrusted: UNTRUSTED_TEXT,
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
@@ -340,6 +344,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional().describe('true thumbs up, false thumbs down, null clears.'),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {
     406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
     500: 'the event or conversation could not be loaded or updated',
@@ -356,6 +361,11 @@ const deleteConversation = defineTool({
   description: 'Permanently deletes one conversation and its events. The API reports success even for unknown ids, so check the id with list_conversations first.',
   input: z.object({ interactionId: idInput('Conversation id (from list_conversations).') }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  preview: async (input) => [
+    `Deletes conversation ${input.interactionId} with all its events and feedback. This is permanent: no route restores it.`,
+    'No read route shows one conversation by id, so this preview cannot show its content or confirm it exists; the API reports success even for an unknown id. list_conversations finds it by time window.',
+  ],
+  done: (_data, input) => `Conversation ${input.interactionId} deleted permanently (the API reports success even for unknown ids).`,
   errors: { 500: 'a storage failure while deleting; the conversation may still exist' },
 });
 

@@ -388,7 +388,8 @@ describe('confirmation under SVC_CONFIRM=destructive', () => {
     expect(JSON.stringify(secretPreview)).not.toContain(SECRET_WRAPPED);
     expect(apiRequests(sandbox)).toHaveLength(0);
 
-    const sent = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: true });
+    const { confirmToken } = preview.structuredContent as { confirmToken: string };
+    const sent = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: confirmToken });
     expect(sent.structuredContent).toMatchObject({ status: 'running' });
     const tag = await call(guarded, 'create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'no-confirm-needed' });
     expect(tag.structuredContent).toMatchObject({ tagName: 'no-confirm-needed' });

@@ -224,7 +224,7 @@ describe('authentication failures', () => {
 });
 
 describe('confirmation', () => {
-  it('previews a delete without confirm: true, sends it once with it', async () => {
+  it('previews a delete, sends it once with the preview\'s confirmToken', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {
       const preview = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete' });
@@ -232,7 +232,8 @@ describe('confirmation', () => {
       expect(textOf(preview)).toContain('nothing was sent');
       expect(textOf(preview)).toContain('DELETE /v2/hc-interactions/conv-to-delete/public');
       expect(apiRequests(sandbox)).toHaveLength(0);
-      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: true });
+      const { confirmToken } = preview.structuredContent as { confirmToken: string };
+      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: confirmToken });
       expect(sent.structuredContent).toMatchObject({ success: true });
       expect(apiRequests(sandbox).filter((request) => request.method === 'DELETE')).toHaveLength(1);
     } finally {
