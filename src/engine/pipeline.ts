@@ -47,7 +47,8 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
     let data: unknown;
     if (tool.route) {
       const request = { ...buildRequest(tool, input), signal, onRetry: retryNotice(run) };
-      if (needsConfirmation(tool, config.confirm)) {
+      // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
+      if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
         if (decision) return decision;
       }

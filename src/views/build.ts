@@ -27,6 +27,8 @@ export async function buildView(name: ViewName): Promise<string> {
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'warning',
+    // node_modules may be a link to another checkout; resolve within this one.
+    preserveSymlinks: true,
   });
   const script = result.outputFiles.filter((file) => file.path.endsWith('.js')).map((file) => file.text).join('\n');
   const styles = result.outputFiles.filter((file) => file.path.endsWith('.css')).map((file) => file.text).join('\n');

@@ -11,6 +11,8 @@ export interface ChartSeries {
 export interface ChartSpec {
   /** What the chart shows, for screen readers (the table beside it has the figures). */
   title: string;
+  /** Label of the left (count) axis. */
+  countLabel: string;
   /** `time`: x values are epoch ms, drawn as lines; `category`: one bar per name. */
   kind: 'time' | 'category';
   x: number[];
@@ -36,10 +38,14 @@ export function drawChart(target: HTMLElement, spec: ChartSpec): uPlot {
   const category = spec.kind === 'category';
   const names = spec.names ?? [];
   const countMax = Math.max(1, ...spec.series.filter((series) => series.scale === 'count').flatMap((series) => series.values.map((value) => value ?? 0)));
+  const rateAxis: uPlot.Axis[] = spec.series
+    .filter((series) => series.scale === 'rate')
+    .slice(0, 1)
+    .map((series) => ({ scale: 'rate', side: 1, stroke: axisColor, grid: { show: false }, values: (_plot, splits) => splits.map(percent), label: series.label }));
   const options: uPlot.Options = {
     width: Math.max(280, target.clientWidth || 480),
     height: 220,
-    legend: { show: true },
+    legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false }, points: { show: !category } },
     scales: {
       x: category ? { time: false, range: [-0.5, Math.max(0.5, spec.x.length - 0.5)] } : { time: true },
@@ -50,8 +56,8 @@ export function drawChart(target: HTMLElement, spec: ChartSpec): uPlot {
       category
         ? { stroke: axisColor, grid: { show: false }, splits: () => spec.x, values: (_plot, splits) => splits.map((index) => short(names[index] ?? '')) }
         : { stroke: axisColor, grid },
-      { scale: 'count', stroke: axisColor, grid, label: 'conversations' },
-      { scale: 'rate', side: 1, stroke: axisColor, grid: { show: false }, values: (_plot, splits) => splits.map(percent), label: 'negative rate' },
+      { scale: 'count', stroke: axisColor, grid, label: spec.countLabel },
+      ...rateAxis,
     ],
     series: [
       category ? { label: 'group', value: (_plot, index) => (index === null ? '' : (names[index] ?? '')) } : { label: 'date' },

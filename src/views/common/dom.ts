@@ -47,8 +47,8 @@ export interface Column<Row> {
  * The figures of a chart as a table: what a screen reader reads, and what the tests compare with
  * the tool's result.
  */
-export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: Row[], rowAttrs?: (row: Row) => Props['attrs']): HTMLTableElement {
-  return el(
+export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: Row[], rowAttrs?: (row: Row) => Props['attrs']): HTMLElement {
+  const table = el(
     'table',
     { className: 'figures' },
     el('caption', {}, caption),
@@ -59,6 +59,7 @@ export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: 
       ...rows.map((row) => el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined }, column.cell(row))))),
     ),
   );
+  return el('div', { className: 'table-wrap' }, table);
 }
 
 /** Upstream and preview texts mark third-party text for the model with untrusted-data tags; a person reads it without them. */

@@ -30,7 +30,7 @@ interface ArticleComparison {
   isDraftPublished: boolean;
   warnings: string[];
   fields: Array<{ field: string; before?: unknown; after: unknown; beforeName?: string; afterName?: string }>;
-  text: Array<{ field: string; hunks: DiffHunk[] }>;
+  text: Array<{ field: string; hunks: DiffHunk[]; words: Array<{ before: string; after: string }> }>;
   lists: Array<{ field: string; added: unknown[]; removed: unknown[] }>;
 }
 interface RuleVersion {
@@ -139,7 +139,16 @@ function renderArticle(comparison: ArticleComparison): void {
         list.removed.length > 0 && el('p', { className: 'del' }, `Removed: ${list.removed.map(show).join(' | ')}`),
       ),
     ),
-    ...comparison.text.map((entry) => el('section', {}, el('h2', {}, entry.field), diffTable(`${entry.field}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks))),
+    ...comparison.text.map((entry) =>
+      el(
+        'section',
+        {},
+        el('h2', {}, entry.field),
+        // A one-word edit inside a long paragraph is easy to miss in a line diff.
+        entry.words.length > 0 && el('ul', { className: 'words' }, ...entry.words.map((change) => el('li', {}, el('span', { className: 'del' }, change.before), ' → ', el('span', { className: 'ins' }, change.after)))),
+        diffTable(`${entry.field}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks),
+      ),
+    ),
     publishable && publishPanel(comparison),
   );
 }

@@ -93,6 +93,7 @@ function groupFigure(dimension: Dimension, groups: Group[]): HTMLElement {
     const chronological = dimension === 'day' || dimension === 'week';
     drawChart(chart, {
       title: `Chart: conversations and negative rate by ${dimension}; the table beside it has the figures.`,
+      countLabel: 'conversations',
       kind: chronological ? 'time' : 'category',
       x: chronological ? groups.map((group) => Date.parse(group.id)) : groups.map((_group, index) => index),
       names: groups.map((group) => group.name),
@@ -120,6 +121,7 @@ function csatFigure(total: Counts): HTMLElement {
   requestAnimationFrame(() =>
     drawChart(chart, {
       title: 'Chart: CSAT distribution; the table beside it has the figures.',
+      countLabel: 'ratings',
       kind: 'category',
       x: ratings.map((_row, index) => index),
       names: ratings.map((row) => `rating ${row.rating}`),

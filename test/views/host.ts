@@ -1,0 +1,113 @@
+/**
+ * What the browser test needs besides the page: svc-mcp in this process against the sandbox, a
+ * real SDK client that declares the MCP Apps extension, and headless Chromium showing the host
+ * page (page/host.ts) with ext-apps' AppBridge.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { createMcpServer } from '../../src/engine/server.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const SCREENSHOTS = path.join(HERE, 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface ViewClient {
+  client: Client;
+  /** Every tools/call the client made, views' calls included, in order. */
+  calls: Array<CallToolRequest['params']>;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** svc-mcp in process over the SDK's in-memory transport, with a client that shows views (and no elicitation). */
+export async function connectViewClient(sandbox: Sandbox, env: Record<string, string> = {}): Promise<ViewClient> {
+  const config = loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'silent', ...env });
+  const runtime = await createRuntime(config, createLogger('silent'));
+  const server = createMcpServer({ ...runtime, apiKey: config.apiKey! });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'svc-mcp-view-test-host', version: '1.0.0' }, { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } });
+  await client.connect(clientSide);
+  const calls: ViewClient['calls'] = [];
+  const call = async (name: string, args: Record<string, unknown>) => {
+    calls.push({ name, arguments: args });
+    return (await client.callTool({ name, arguments: args })) as CallToolResult;
+  };
+  return {
+    client,
+    calls,
+    call,
+    async close() {
+      await client.close();
+      await server.close();
+      await runtime.close();
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+async function hostScript(): Promise<string> {
+  const result = await build({ entryPoints: [path.join(HERE, 'page/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning', preserveSymlinks: true });
+  return result.outputFiles[0].text;
+}
+
+/** What page/host.ts puts on the page's window. */
+interface HostWindow {
+  host: {
+    show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme: 'light' | 'dark' }): Promise<void>;
+    setTheme(theme: 'light' | 'dark'): Promise<void>;
+  };
+}
+
+export interface HostPage {
+  page: Page;
+  /** Every URL the page or the view asked the network for. */
+  requests: string[];
+  /** Uncaught errors in the page or the view. */
+  errors: string[];
+  /** Shows a view with a tool's arguments and result; resolves with the view's frame once connected. */
+  show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme?: 'light' | 'dark' }): Promise<Frame>;
+  setTheme(theme: 'light' | 'dark'): Promise<void>;
+}
+
+/** A page playing the MCP host: its view's tool calls go to `viewClient`, as a host forwards them to its MCP client. */
+export async function openHostPage(browser: Browser, viewClient: ViewClient): Promise<HostPage> {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.exposeFunction('svcCallTool', (params: CallToolRequest['params']) => viewClient.call(params.name, params.arguments ?? {}));
+  await page.setContent(`<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>`);
+  await page.addScriptTag({ content: await hostScript() });
+  return {
+    page,
+    requests,
+    errors,
+    async show({ html, toolName, args, result, theme = 'light' }) {
+      await page.evaluate((options) => (globalThis as unknown as HostWindow).host.show(options), { html, toolName, args, result, theme });
+      const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+      if (!frame) throw new Error('the view frame did not load');
+      return frame;
+    },
+    async setTheme(theme) {
+      await page.evaluate((value) => (globalThis as unknown as HostWindow).host.setTheme(value), theme);
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Browser, Frame } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { MAX_VIEW_BYTES } from '../../src/views/build.js';
+import { withSandbox } from '../support/harness.js';
+import { connectViewClient, launchBrowser, openHostPage, SCREENSHOTS, type HostPage, type ViewClient } from './host.js';
+
+/** Markup with an event handler: if any view parsed API text as HTML, `pwned` would be set. */
+const HOSTILE = '<img src=x onerror="window.pwned=1">';
+
+let sandbox: Sandbox;
+let browser: Browser;
+let host: HostPage;
+let viewer: ViewClient;
+
+/** What a host does: find the tool's view in the listing, read it, check it is an MCP App page. */
+async function viewOf(client: ViewClient, toolName: string): Promise<string> {
+  const { tools } = await client.client.listTools();
+  const uri = getToolUiResourceUri(tools.find((tool) => tool.name === toolName) as Tool);
+  expect(uri).toMatch(/^ui:\/\/svc-mcp\//);
+  const { contents } = await client.client.readResource({ uri: uri! });
+  const [page] = contents as unknown as Array<{ mimeType: string; text: string; _meta: { ui: { csp: Record<string, string[]> } } }>;
+  expect(page.mimeType).toBe(VIEW_MIME_TYPE);
+  expect(Object.values(page._meta.ui.csp).flat()).toEqual([]);
+  expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(MAX_VIEW_BYTES);
+  return page.text;
+}
+
+async function expectInert(frame: Frame): Promise<void> {
+  expect(await frame.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+  expect(await frame.locator('img').count()).toBe(0);
+}
+
+/** The view in both themes, switched by the host as a person's client would; the page grows to the view's height so all of it is painted. */
+async function screenshot(name: string): Promise<void> {
+  const frame = host.page.locator('iframe');
+  for (const theme of ['light', 'dark'] as const) {
+    await host.setTheme(theme);
+    const view = host.page.frames().find((candidate) => candidate !== host.page.mainFrame())!;
+    await view.locator(`html[data-theme="${theme}"]`).waitFor({ state: 'attached' });
+    // Charts are redrawn in the new colours on the next animation frame.
+    await view.evaluate(() => new Promise((resolve) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame(() => resolve(null))));
+    const box = await frame.boundingBox();
+    await host.page.setViewportSize({ width: 1000, height: Math.ceil(box!.height) + 16 });
+    await frame.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), animations: 'disabled' });
+  }
+}
+
+const publishRequests = () => sandbox.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/publish/public'));
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  sandbox = await withSandbox();
+  const ws = sandbox.state.workspaces.get(sandbox.seed.workspaceA)!;
+  ws.bots.get(sandbox.seed.bots.storeAssistant)!.name = `${HOSTILE} Store Assistant`;
+  // The seeded refine draft turns stale: the live article moved on after the draft was made.
+  const live = ws.articles.get(sandbox.seed.articles.returnsPolicy)!;
+  live.version += 1;
+  live.keywords = [...live.keywords, 'store credit'];
+  ws.articles.get(sandbox.seed.articles.returnsPolicyDraft)!.title = `${HOSTILE} Returns policy`;
+  [browser, viewer] = await Promise.all([launchBrowser(), connectViewClient(sandbox)]);
+  host = await openHostPage(browser, viewer);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await viewer?.close();
+  await sandbox?.close();
+});
+
+describe('stats view', () => {
+  const args = { since: '200d', groupBy: ['agent', 'week'] };
+  let frame: Frame;
+  let figures: Record<string, any>;
+
+  beforeAll(async () => {
+    const result = await viewer.call('conversation_stats', args);
+    figures = result.structuredContent as Record<string, any>;
+    frame = await host.show({ html: await viewOf(viewer, 'conversation_stats'), toolName: 'conversation_stats', args, result });
+    await frame.locator('tr[data-dimension="agent"]').first().waitFor();
+  });
+
+  it("shows each agent's figures in the table and draws the charts", async () => {
+    const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
+    const mean = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+    const expected = figures.groups.agent.map((group: any) => [
+      group.name,
+      ...[group.conversations, group.answers, group.thumbsUp, group.thumbsDown].map(String),
+      percent(group.negativeRate),
+      String(group.unresolvedNegative),
+      mean(group.csat.mean),
+      String(group.escalations),
+    ]);
+    expect(expected.length).toBeGreaterThan(1);
+    const shown = await frame.locator('tr[data-dimension="agent"]').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+    expect(shown).toEqual(expected);
+    const csatRows = await frame.locator('section.csat table.figures tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
+    expect(csatRows).toEqual(Object.entries(figures.total.csat.distribution).map(([rating, count]) => [Number(rating), count]));
+    // A drawn canvas has pixels that are not transparent.
+    const drawn = await frame.locator('.chart canvas').evaluateAll((canvases) =>
+      canvases.map((canvas) => {
+        const element = canvas as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+        return element.getContext('2d').getImageData(0, 0, element.width, element.height).data.some((value, index) => index % 4 === 3 && value > 0);
+      }),
+    );
+    expect(drawn.length).toBeGreaterThanOrEqual(3);
+    expect(drawn.every(Boolean)).toBe(true);
+  });
+
+  it('shows a hostile agent name as text and runs nothing', async () => {
+    await expect.poll(() => frame.locator('tr[data-dimension="agent"] button', { hasText: HOSTILE }).count()).toBe(1);
+    await expectInert(frame);
+  });
+
+  it("picking an agent calls export_conversations for that agent's thumbs-down answers and lists them", async () => {
+    const agent = figures.groups.agent.find((group: any) => group.name.includes('Store Assistant'));
+    viewer.calls.length = 0;
+    await frame.locator(`tr[data-group="${agent.id}"] button`).click();
+    await frame.locator('ol.answers li').first().waitFor();
+    expect(viewer.calls).toEqual([
+      { name: 'export_conversations', arguments: expect.objectContaining({ botId: agent.id, feedback: 'negative', since: figures.since, until: figures.until }) },
+    ]);
+    const listed = await frame.locator('ol.answers li').count();
+    expect(listed).toBe(agent.thumbsDown);
+    await expectInert(frame);
+    await screenshot('stats');
+  });
+});
+
+describe('review view', () => {
+  let frame: Frame;
+
+  const showDraft = async (client: ViewClient, draftArticleId: string) => {
+    const result = await client.call('compare_article_draft', { draftArticleId });
+    frame = await host.show({ html: await viewOf(client, 'compare_article_draft'), toolName: 'compare_article_draft', args: { draftArticleId }, result });
+    await frame.locator('table.diff').first().waitFor();
+    return result.structuredContent as Record<string, any>;
+  };
+
+  it('shows both sides of a changed line and the stale warning first, with a hostile title as text', async () => {
+    const comparison = await showDraft(viewer, sandbox.seed.articles.returnsPolicyDraft);
+    expect(comparison.stale).toBe(true);
+    const first = frame.locator('main > *').first();
+    expect(await first.getAttribute('role')).toBe('alert');
+    expect(await first.textContent()).toContain('Stale draft');
+    const changed = frame.locator('table.diff tr', { has: frame.locator('td.del', { hasText: 'within 30 days' }) });
+    await expect.poll(() => changed.locator('td.ins', { hasText: 'within 45 days' }).count()).toBe(1);
+    expect(await frame.locator('h1').textContent()).toBe(`${HOSTILE} Returns policy`);
+    await expectInert(frame);
+    await screenshot('review');
+  });
+
+  for (const mode of ['writes', 'none'] as const) {
+    it(`one click on Publish sends nothing; Confirm sends once (SVC_CONFIRM=${mode})`, async () => {
+      const client = mode === 'writes' ? viewer : await connectViewClient(sandbox, { SVC_CONFIRM: mode });
+      try {
+        const draft = mode === 'writes' ? sandbox.seed.articles.returnsPolicyDraft : sandbox.seed.articles.giftCardsDraft;
+        await showDraft(client, draft);
+        sandbox.clearRequests();
+        await frame.locator('#publish').click();
+        await frame.locator('[role="dialog"]').waitFor();
+        expect(publishRequests()).toEqual([]);
+        expect(await frame.locator('[role="dialog"] pre').textContent()).toContain(`POST /v2/hc-articles/${draft}/publish/public`);
+        await frame.locator('#confirm-publish').click();
+        await frame.locator('.done').waitFor();
+        expect(publishRequests()).toHaveLength(1);
+        expect(host.errors).toEqual([]);
+      } finally {
+        if (client !== viewer) await client.close();
+      }
+    });
+  }
+});
+
+describe('views in the page', () => {
+  it('fetched nothing from the network', () => {
+    expect(host.requests.filter((url) => !url.startsWith('about:') && !url.startsWith('data:'))).toEqual([]);
+    expect(host.errors).toEqual([]);
+  });
+});
