@@ -1,59 +1,14 @@
-/**
- * What the browser test needs besides the page: svc-mcp in this process against the sandbox, a
- * real SDK client that declares the MCP Apps extension, and headless Chromium showing the host
- * page (page/host.ts) with ext-apps' AppBridge.
- */
+/** Headless Chromium showing the host page (page/host.ts), which connects a view through ext-apps' AppBridge. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
-import { createLogger } from '../../src/log.js';
-import { createRuntime } from '../../src/runtime.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
+import type { ViewClient } from './client.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const SCREENSHOTS = path.join(HERE, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export interface ViewClient {
-  client: Client;
-  /** Every tools/call the client made, views' calls included, in order. */
-  calls: Array<CallToolRequest['params']>;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
-  close(): Promise<void>;
-}
-
-/** svc-mcp in process over the SDK's in-memory transport, with a client that shows views (and no elicitation). */
-export async function connectViewClient(sandbox: Sandbox, env: Record<string, string> = {}): Promise<ViewClient> {
-  const config = loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'silent', ...env });
-  const runtime = await createRuntime(config, createLogger('silent'));
-  const server = createMcpServer({ ...runtime, apiKey: config.apiKey! });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'svc-mcp-view-test-host', version: '1.0.0' }, { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } });
-  await client.connect(clientSide);
-  const calls: ViewClient['calls'] = [];
-  const call = async (name: string, args: Record<string, unknown>) => {
-    calls.push({ name, arguments: args });
-    return (await client.callTool({ name, arguments: args })) as CallToolResult;
-  };
-  return {
-    client,
-    calls,
-    call,
-    async close() {
-      await client.close();
-      await server.close();
-      await runtime.close();
-    },
-  };
-}
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({

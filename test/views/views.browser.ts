@@ -8,7 +8,8 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { VIEW_MIME_TYPE } from '../../src/views/index.js';
 import { MAX_VIEW_BYTES } from '../../src/views/build.js';
 import { withSandbox } from '../support/harness.js';
-import { connectViewClient, launchBrowser, openHostPage, SCREENSHOTS, type HostPage, type ViewClient } from './host.js';
+import { connectViewClient, type ViewClient } from './client.js';
+import { launchBrowser, openHostPage, SCREENSHOTS, type HostPage } from './host.js';
 
 /** Markup with an event handler: if any view parsed API text as HTML, `pwned` would be set. */
 const HOSTILE = '<img src=x onerror="window.pwned=1">';

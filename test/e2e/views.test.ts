@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { MAX_VIEW_BYTES } from '../../src/views/build.js';
+import { textOf, withSandbox } from '../support/harness.js';
+import { connectViewClient, type ViewClient } from '../views/client.js';
+
+let sandbox: Sandbox;
+let withViews: ViewClient;
+let withoutViews: ViewClient;
+
+beforeAll(async () => {
+  sandbox = await withSandbox();
+  [withViews, withoutViews] = await Promise.all([connectViewClient(sandbox), connectViewClient(sandbox, {}, false)]);
+});
+
+afterAll(async () => {
+  await Promise.all([withViews?.close(), withoutViews?.close()]);
+  await sandbox?.close();
+});
+
+/** What the model reads of a listing: names, descriptions and input schemas. */
+const modelVisible = (tools: Tool[]) => tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+
+describe('views (MCP Apps)', () => {
+  it('uses the extension id and MIME type of @modelcontextprotocol/ext-apps', () => {
+    expect(UI_EXTENSION).toBe(EXTENSION_ID);
+    expect(VIEW_MIME_TYPE).toBe(RESOURCE_MIME_TYPE);
+  });
+
+  it('names each view in _meta only for clients with the extension; what the model reads stays the same', async () => {
+    const [shown, plain] = await Promise.all([withViews.client.listTools(), withoutViews.client.listTools()]);
+    expect(plain.tools.filter((tool) => tool._meta)).toEqual([]);
+    expect(modelVisible(shown.tools)).toEqual(modelVisible(plain.tools));
+    const named = Object.fromEntries(shown.tools.filter((tool) => tool._meta).map((tool) => [tool.name, tool._meta]));
+    expect(named).toEqual({
+      conversation_stats: { ui: { resourceUri: 'ui://svc-mcp/stats' }, 'ui/resourceUri': 'ui://svc-mcp/stats' },
+      compare_article_draft: { ui: { resourceUri: 'ui://svc-mcp/review' }, 'ui/resourceUri': 'ui://svc-mcp/review' },
+      compare_rule_versions: { ui: { resourceUri: 'ui://svc-mcp/review' }, 'ui/resourceUri': 'ui://svc-mcp/review' },
+    });
+  });
+
+  it('lists and serves each view as one self-contained page with a policy that names no outside domain', async () => {
+    const { resources } = await withoutViews.client.listResources();
+    const views = resources.filter((resource) => resource.uri.startsWith('ui://'));
+    expect(views.map((view) => [view.uri, view.mimeType])).toEqual([
+      ['ui://svc-mcp/stats', VIEW_MIME_TYPE],
+      ['ui://svc-mcp/review', VIEW_MIME_TYPE],
+    ]);
+    for (const view of views) {
+      const { contents } = await withoutViews.client.readResource({ uri: view.uri });
+      const [page] = contents as unknown as Array<{ mimeType: string; text: string; _meta: { ui: { csp: Record<string, string[]> } } }>;
+      expect(page.mimeType).toBe(VIEW_MIME_TYPE);
+      expect(Object.values(page._meta.ui.csp).flat()).toEqual([]);
+      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(MAX_VIEW_BYTES);
+      expect(page.text).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-/);
+      expect(page.text).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)=/i);
+    }
+  }, 30_000);
+
+  it('keeps the full text result beside the view', async () => {
+    const result = await withViews.call('compare_article_draft', { draftArticleId: sandbox.seed.articles.returnsPolicyDraft });
+    expect(textOf(result)).toContain('within 45 days');
+    expect(result.structuredContent).toMatchObject({ text: expect.arrayContaining([expect.objectContaining({ hunks: expect.any(Array) })]) });
+  });
+
+  it('confirm: true only previews a write even under SVC_CONFIRM=none, so a view can show it first', async () => {
+    const unconfirmed = await connectViewClient(sandbox, { SVC_CONFIRM: 'none' });
+    try {
+      const articleId = sandbox.seed.articles.giftCardsDraft;
+      sandbox.clearRequests();
+      const publishes = () => sandbox.requests.filter((request) => request.path.endsWith('/publish/public')).map((request) => `${request.method} ${request.path}`);
+      const preview = await unconfirmed.call('publish_article_draft', { articleId, confirm: true });
+      expect(preview.structuredContent).toMatchObject({ sent: false, confirmToken: expect.any(String) });
+      expect(publishes()).toEqual([]);
+      const token = (preview.structuredContent as { confirmToken: string }).confirmToken;
+      expect((await unconfirmed.call('publish_article_draft', { articleId, confirm: token })).isError).toBeFalsy();
+      expect(publishes()).toEqual([`POST /v2/hc-articles/${articleId}/publish/public`]);
+    } finally {
+      await unconfirmed.close();
+    }
+  });
+});
