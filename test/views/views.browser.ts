@@ -156,6 +156,17 @@ describe('review view', () => {
     await screenshot('review');
   });
 
+  it('shows two versions of an intent rule side by side, with no Publish button', async () => {
+    const args = { ruleId: sandbox.seed.rules.whereIsMyOrder };
+    const result = await viewer.call('compare_rule_versions', args);
+    frame = await host.show({ html: await viewOf(viewer, 'compare_rule_versions'), toolName: 'compare_rule_versions', args, result });
+    await frame.locator('h1').waitFor();
+    const paths = (result.structuredContent as { changes: Array<{ path: string }> }).changes.map((change) => change.path);
+    expect(await frame.locator('caption').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(paths[0])]));
+    expect(await frame.locator('td.ins', { hasText: 'Look up order status' }).count()).toBeGreaterThan(0);
+    expect(await frame.locator('#publish').count()).toBe(0);
+  });
+
   for (const mode of ['writes', 'none'] as const) {
     it(`one click on Publish sends nothing; Confirm sends once (SVC_CONFIRM=${mode})`, async () => {
       const client = mode === 'writes' ? viewer : await connectViewClient(sandbox, { SVC_CONFIRM: mode });
