@@ -29,6 +29,12 @@ export interface Config {
   exportDir: string;
   maxResultTokens: number;
   sandbox: boolean;
+  /** Binds confirmation tokens; every node of a fleet needs the same one. */
+  confirmSecret?: string;
+  /** Bound for finishing calls and tasks in flight on SIGTERM (HTTP). */
+  drainMs: number;
+  /** How long a task lives without a heartbeat from the node running it (Redis task store). */
+  taskTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +70,9 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation falls back to confirm: true).', defaultText: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
+  { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens; give every node of a fleet the same one. Prefer the environment.', defaultText: 'random per process' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM (HTTP), how long calls and tasks in flight may take to finish; tasks still running then end as failed.', defaultText: '25000' },
+  { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', defaultText: '30000' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
 ];
 
@@ -169,6 +178,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
     maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
     sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
+    confirmSecret: text('SVC_CONFIRM_SECRET'),
+    drainMs: parseInteger('SVC_DRAIN_MS', text('SVC_DRAIN_MS') ?? '25000', 0, 600_000),
+    taskTtlMs: parseInteger('SVC_TASK_TTL_MS', text('SVC_TASK_TTL_MS') ?? '30000', 1000, 3_600_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
