@@ -29,6 +29,7 @@ export function taskStoreForKey(store: TaskStore, keyHash: string): TaskStore {
 }
 
 interface RunningTask {
+  /** Settles when the work has ended, whatever its outcome. */
   finished: Promise<void>;
   /** Stops the work and records the task as failed with this message. */
   fail(message: string): Promise<void>;
@@ -45,16 +46,6 @@ export class RunningTasks {
   add(taskId: string, task: RunningTask): void {
     this.tasks.set(taskId, task);
     void task.finished.finally(() => this.tasks.delete(taskId));
-  }
-
-  /** Resolves once every task has ended, or at `deadline` (epoch ms), whichever comes first. */
-  async settle(deadline: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-    });
-    await Promise.race([Promise.all([...this.tasks.values()].map((task) => task.finished)), expired]);
-    clearTimeout(timer);
   }
 
   /** Ends every task still running as failed: a client awaiting one learns why at once. */
