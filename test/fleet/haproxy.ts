@@ -10,7 +10,7 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-export function haproxyInstalled(): boolean {
+function haproxyInstalled(): boolean {
   const found = spawnSync('haproxy', ['-v'], { encoding: 'utf8' });
   return !found.error && found.status === 0;
 }
@@ -55,6 +55,7 @@ ${nodePorts.map((port, index) => `  server node${index + 1} 127.0.0.1:${port} ch
 
 /** Runs `haproxy` in the foreground with that configuration on `port` and waits until it serves. */
 export async function startHaproxy(port: number, nodePorts: number[]): Promise<Haproxy> {
+  if (!haproxyInstalled()) throw new Error('haproxy is not installed: the fleet tests need it (apt-get install -y haproxy; .ci/run installs it)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-haproxy-'));
   const config = haproxyConfig(port, nodePorts);
   const file = path.join(dir, 'haproxy.cfg');
