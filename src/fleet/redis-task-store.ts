@@ -43,6 +43,8 @@ end
 return 'ok'`;
 
 const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
+/** The ids this store generates; anything else is not found (and never becomes part of a key). */
+const TASK_ID = /^[0-9a-f]{32}$/;
 
 /**
  * MCP tasks shared by every node on one Redis: a task started through one node can be read,
@@ -87,6 +89,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
+    if (!TASK_ID.test(taskId)) return null;
     const lapse = this.lapseMessage();
     const fields = (await this.redis.eval(GET_SCRIPT, 2, recordKey(taskId), aliveKey(taskId), sessionId ?? '', new Date().toISOString(), lapse, JSON.stringify(errorResult(lapse)))) as
       | (string | null)[]
@@ -110,7 +113,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
-    const [owner, result] = await this.redis.hmget(recordKey(taskId), 'owner', 'result');
+    const [owner, result] = TASK_ID.test(taskId) ? await this.redis.hmget(recordKey(taskId), 'owner', 'result') : [null, null];
     if (owner === null || (sessionId !== undefined && owner !== '' && owner !== sessionId)) throw new Error(`Task with ID ${taskId} not found`);
     if (result === null) throw new Error(`Task ${taskId} has no result stored`);
     return JSON.parse(result) as Result;
@@ -142,8 +145,15 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private async update(taskId: string, status: Task['status'], message: string, result: string, sessionId: string | undefined, verb: string): Promise<void> {
-    const outcome = String(await this.redis.eval(UPDATE_SCRIPT, 2, recordKey(taskId), aliveKey(taskId), sessionId ?? '', status, message, new Date().toISOString(), result));
-    if (TERMINAL.has(status) || outcome !== 'ok') this.running.delete(taskId);
+    if (!TASK_ID.test(taskId)) throw new Error(`Task with ID ${taskId} not found`);
+    let outcome: string;
+    try {
+      outcome = String(await this.redis.eval(UPDATE_SCRIPT, 2, recordKey(taskId), aliveKey(taskId), sessionId ?? '', status, message, new Date().toISOString(), result));
+    } finally {
+      // Even when the final write fails, the heartbeat stops: the task then lapses to failed rather than stay working.
+      if (TERMINAL.has(status)) this.running.delete(taskId);
+    }
+    if (outcome !== 'ok') this.running.delete(taskId);
     if (outcome === 'missing') throw new Error(`Task with ID ${taskId} not found`);
     if (outcome !== 'ok') throw new Error(`Cannot ${verb} task ${taskId} in terminal status '${outcome}'`);
   }
