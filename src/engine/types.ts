@@ -38,6 +38,8 @@ export interface EngineOptions {
   taskStore: TaskStore;
   /** The tasks this process runs, for a draining node. */
   runningTasks: RunningTasks;
+  /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */
+  now?: () => number;
 }
 
 /** One session's view of the engine: what every stage of a call may read. */

@@ -339,7 +339,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     return shutdownPromise;
   };
 
-  if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecret) {
+  if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecretGiven) {
     logger.warn('SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.');
   }
   logger.info(

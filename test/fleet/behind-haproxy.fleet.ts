@@ -143,8 +143,7 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     expect((await user.client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
   });
 
-  // Needs bound confirmation tokens (SVC_CONFIRM_SECRET, confirmToken previews): enable once they are on main.
-  it.skip('a confirmation token minted on one node sends once, through another', async () => {
+  it('a confirmation token minted on one node sends once, through another', async () => {
     const user = await client();
     const created = await fetch(`${sandbox.url}/v2/hc-folders/public`, {
       method: 'POST',
