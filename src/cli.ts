@@ -15,9 +15,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (argv[0] === 'sandbox') {
-    const { runSandboxCli } = await import('./sandbox/serve.js');
-    const port = valueOf(argv, '--port');
-    await runSandboxCli({ port: port === undefined ? undefined : Number(port), host: valueOf(argv, '--host') });
+    const { parseSandboxArgs, runSandboxCli } = await import('./sandbox/serve.js');
+    await runSandboxCli(parseSandboxArgs(argv.slice(1)));
     return;
   }
   const config = loadConfig(argv);
@@ -34,15 +33,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-function valueOf(argv: string[], flag: string): string | undefined {
-  const index = argv.findIndex((argument) => argument === flag || argument.startsWith(`${flag}=`));
-  if (index < 0) return undefined;
-  return argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+/** Launched by a host over stdio (not a terminal, not the HTTP transport, not the sandbox command). */
+function launchedByStdioHost(argv: string[]): boolean {
+  const http = process.env.SVC_TRANSPORT === 'http' || argv.some((argument, index) => argument === '--transport=http' || (argument === '--transport' && argv[index + 1] === 'http'));
+  return !process.stdin.isTTY && !http && argv[0] !== 'sandbox';
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`svc-mcp: ${error.message}\n`);
+    if (launchedByStdioHost(process.argv.slice(2))) {
+      const { refuseOverStdio } = await import('./transports/refuse.js');
+      await refuseOverStdio(error.message, 2);
+    }
     process.exit(2);
   }
   process.stderr.write(`svc-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
