@@ -29,6 +29,19 @@ const SHUTDOWN_GRACE_MS = 25_000;
 /** A session without any request for this long is closed. */
 const SESSION_IDLE_MS = 30 * 60_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/**
+ * How a client brings its key, in every refusal that is about the key. The header is the only way:
+ * the workspace API has no OAuth, so this server publishes no OAuth metadata.
+ */
+const KEY_HELP =
+  'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
+  'client configurations with that header are in the README, section "Hosted HTTP")';
+/**
+ * Where OAuth clients look after a 401 (RFC 9728 and RFC 8414 metadata, OpenID discovery, dynamic
+ * client registration). They get a 404 like any unknown path, but one that says what to do instead:
+ * mcp-remote, for one, prints the body of the failed registration.
+ */
+const OAUTH_PROBE = /^\/(\.well-known\/(oauth-|openid-configuration)|register$|authorize$|token$)|\/\.well-known\/openid-configuration$/;
 
 interface Session {
   id: string;
@@ -142,8 +155,8 @@ function requestKey(req: IncomingMessage, serverKey: string | undefined): { key?
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') return { key: serverKey };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) return { invalid: 'Authorization must be "Bearer svc_..."' };
-  if (!match[1].startsWith('svc_')) return { invalid: 'The bearer token must be a workspace API key (svc_...)' };
+  if (!match) return { invalid: `Unauthorized: the Authorization header is not "Bearer <key>"; ${KEY_HELP}` };
+  if (!match[1].startsWith('svc_')) return { invalid: `Unauthorized: the bearer token is not a workspace API key; ${KEY_HELP}` };
   return { key: match[1] };
 }
 
@@ -178,8 +191,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         res,
         401,
         -32001,
-        invalid ?? 'Unauthorized: send your workspace API key as "Authorization: Bearer svc_..." (this server has no key of its own)',
-        { 'www-authenticate': 'Bearer' },
+        invalid ?? `Unauthorized: this server has no API key of its own, so ${KEY_HELP}`,
+        // RFC 6750 asks for the challenge on a 401; it names no resource metadata, since there is none.
+        { 'www-authenticate': 'Bearer realm="svc-mcp"' },
       );
     }
     const keyHash = hashKey(key);
@@ -276,7 +290,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       ? handleMcp(req, res, log)
       : path === HEALTH && req.method === 'GET'
         ? health(res)
-        : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}` }));
+        : OAUTH_PROBE.test(path)
+          ? Promise.resolve(sendJson(res, 404, { error: `Not found: ${KEY_HELP}` }))
+          : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}` }));
     work.catch((error: unknown) => {
       if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
       logger.error({ err: error, path }, 'http handler failed');
