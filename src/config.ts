@@ -162,6 +162,8 @@ function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, RawValu
   return raw;
 }
 
+const OR_SANDBOX = '(or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true, or the Sandbox setting of the Claude Desktop extension)';
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const raw = collectRaw(argv, env);
   const text = (name: string) => raw.get(name)?.text;
@@ -212,9 +214,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
   if (!config.sandbox) {
-    if (!config.baseUrl) throw new ConfigError('SVC_BASE_URL is required (or run with --sandbox to use the embedded workspace)');
+    if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
     if (!config.apiKey && config.transport === 'stdio') {
-      throw new ConfigError('SVC_API_KEY is required (or run with --sandbox to use the embedded workspace)');
+      throw new ConfigError(`SVC_API_KEY is required ${OR_SANDBOX}`);
     }
   }
   return config;
