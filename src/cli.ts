@@ -20,7 +20,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig(argv);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   // The process must outlive any single failure: a bad call becomes an error result, never an exit.
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception'));
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
