@@ -3,6 +3,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { SERVER_VERSION } from './engine/types.js';
+import { startTelemetry } from './telemetry.js';
 import { serveStdio } from './transports/stdio.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
   // The process must outlive any single failure: a bad call becomes an error result, never an exit.
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception'));
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  // Loads OpenTelemetry only when OTEL_* variables ask for it.
+  await startTelemetry({ logger });
   const runtime = await createRuntime(config, logger);
   if (config.transport === 'http') {
     const { serveHttp } = await import('./transports/http.js');

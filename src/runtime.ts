@@ -5,6 +5,7 @@ import { unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
+import { stopTelemetry } from './telemetry.js';
 import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
@@ -49,6 +50,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
       await client.close();
       await limiters.stop();
       await sandbox?.close();
+      await stopTelemetry();
     },
   };
 }

@@ -9,6 +9,7 @@ import { createMcpServer } from '../engine/server.js';
 import { SERVER_VERSION } from '../engine/types.js';
 import { hashKey } from '../http/limiter.js';
 import type { Runtime } from '../runtime.js';
+import { instrumentTransport } from '../telemetry.js';
 
 /**
  * Streamable HTTP at `/mcp`, health at `/healthz`.
@@ -218,6 +219,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         void server.close().catch(() => undefined);
       });
       await server.connect(transport);
+      instrumentTransport(transport, 'tcp');
       await transport.handleRequest(req, res, body);
       return;
     }
@@ -259,6 +261,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
+    instrumentTransport(transport, 'tcp');
     await transport.handleRequest(req, res, body);
   };
 
