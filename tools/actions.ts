@@ -3,6 +3,7 @@ import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
+import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -158,6 +159,7 @@ const createAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
+  done: (data, input) => `${input.alwaysGet ? 'Attribute' : 'Action'} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
   errors: { 400: 'name must be non-empty and alwaysGet a boolean' },
 });
 
@@ -179,6 +181,7 @@ const updateAction = defineTool({
     })
     .passthrough(),
   route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
     400: 'check the schema fields: types string/number/boolean/array/object/date, sources metadata/jwt/apiResponse, apiResponse paths "<stepId>.<key>"',
     404: STEP_ERRORS[404],
@@ -203,6 +206,7 @@ const addDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
+  done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
   untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
@@ -223,6 +227,8 @@ const assignAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
+  preview: previewAssignAction,
+  done: (_data, input) => `${input.toolId} assigned to ${input.botIds.length} agent(s); next: test_action to check what they will get.`,
   errors: { 404: 'the action/attribute or an agent was not found (list_actions and list_agents give valid ids)', 500: STEP_ERRORS[500] },
 });
 
@@ -241,6 +247,7 @@ const testAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
+  done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
   untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
@@ -263,6 +270,7 @@ const testDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
+  done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });

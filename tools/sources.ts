@@ -5,6 +5,7 @@ import { pollUntil } from '../src/engine/poll.js';
 import { NotFoundError } from '../src/http/errors.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
+import { countOf, fieldOf } from './effects.js';
 
 /** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
 export const PROVIDER_RULE = 'must be a lowercase provider name such as drive, notes, helpcenter or wiki';
@@ -205,6 +206,8 @@ const registerProviderResources = defineTool({
     resources: z.array(resource).describe('Resources as list_provider_resources returned them (mimeType added where missing).'),
   }),
   route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'] },
+  done: (data, input) =>
+    `${countOf(data, 'addedDocumentIds')} source(s) added and ${countOf(data, 'updatedDocumentIds')} updated for ${input.provider}; next: ingest_sources with source ${input.provider} and those ids.`,
   errors: { 400: 'the provider is unsupported or not connected, or a resource misses originalUrl, title, externalId or mimeType' },
 });
 
@@ -223,6 +226,7 @@ const crawlLinks = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
+  done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
   untrusted: DOCUMENT_TEXT,
 });
 
@@ -280,6 +284,7 @@ const ingestSources = defineTool({
     'Queues ingestion jobs: web page URLs (source web, the default) or source ids of a provider. Returns job and source ids at once; with wait true it also waits for the jobs (progress, timeoutSeconds) like wait_for_sources. Failures show in each source\'s error.',
   input: ingestInput,
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'] },
+  done: (data) => `${countOf(data, 'jobs')} ingestion job(s) queued; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`,
   after: async (response, input, context) => {
     if (!input.wait) return response;
     const ids = queuedSourceIds(response);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './common.js';
+import { fieldOf } from './effects.js';
 
 export const MAX_CASE_IDS = 200;
 
@@ -37,6 +38,7 @@ const addCases = defineTool({
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  done: (_data, input) => `${input.caseIds.length} case(s) attached to criteria group ${input.criteriaGroupId}.`,
   errors: {
     400: 'a case does not exist, belongs to another agent than the group, or would exceed 50 effective criteria',
     404: 'no criteria group with this id in the workspace (group ids come from the dashboard)',
@@ -63,6 +65,7 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  done: (data, input) => `Run ${fieldOf(data, 'id')} of test set ${input.testSetId} queued (status ${fieldOf(data, 'status')}); results appear in the dashboard (no route reads a run).`,
   errors: {
     400: 'check ruleExecutionMode (reuse, simulate, execute) and that promptVersionId is a prompt version of this workspace',
     404: 'no test set with this id in the workspace (test set ids come from the dashboard)',
