@@ -4,6 +4,7 @@ import path from 'node:path';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
+export type LogFormat = 'json' | 'pretty';
 
 export interface RateLimit {
   limit: number;
@@ -23,6 +24,7 @@ export interface Config {
   defaultBotId?: string;
   timeoutMs: number;
   logLevel: string;
+  logFormat: LogFormat;
   transport: Transport;
   httpHost: string;
   httpPort: number;
@@ -56,7 +58,7 @@ interface Option {
 /** One table drives the environment, the flags and `--help`, so they cannot drift apart. */
 export const OPTIONS: Option[] = [
   { env: 'SVC_API_KEY', flag: '--api-key', value: 'svc_...', help: 'Workspace API key, sent only as Authorization: Bearer. Prefer the environment: flags show in process lists.', defaultText: 'required unless --sandbox, or HTTP clients bring their own' },
-  { env: 'SVC_BASE_URL', flag: '--base-url', value: 'URL', help: 'API base URL; paths begin with /v2.', defaultText: 'required unless --sandbox' },
+  { env: 'SVC_BASE_URL', flag: '--base-url', value: 'URL', help: 'API base URL, such as https://api.example.com; a trailing / or /v2 is dropped, since every route already begins with /v2.', defaultText: 'required unless --sandbox' },
   { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, or "all".', defaultText: 'all' },
   { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', defaultText: 'false' },
   { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
@@ -66,6 +68,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', defaultText: '30000' },
   { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', defaultText: 'info' },
+  { env: 'SVC_LOG_FORMAT', flag: '--log-format', value: 'pretty|json', help: 'pretty: one readable line per record, for people; json: one pino JSON object per line, for log collectors.', defaultText: 'pretty when stderr is a terminal, else json' },
   { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', defaultText: 'stdio' },
   { env: 'SVC_HTTP_HOST', flag: '--http-host', value: 'HOST', help: 'Streamable HTTP listen address.', defaultText: '127.0.0.1' },
   { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', defaultText: '3000' },
@@ -87,23 +90,52 @@ function parseBoolean(name: string, text: string): boolean {
   return value;
 }
 
-function parseInteger(name: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
+/** `name` is what the user typed: the flag when the value came from one, else the variable. */
+export function parseInteger(name: string, text: string, min: number, max: number): number {
+  const value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
   return value;
 }
 
+/**
+ * Every route of the spec begins with /v2, so a base URL copied with it (`https://api.example.com/v2`)
+ * would send `/v2/v2/...`; it is dropped, as is a trailing slash. Any other path prefix (a proxy's) stays.
+ */
+export function normalizeBaseUrl(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must hold no query, fragment or credentials: the key goes in SVC_API_KEY (the value was not printed)`);
+  }
+  const pathPrefix = url.pathname.replace(/\/+$/, '').replace(/\/v2$/i, '').replace(/\/+$/, '');
+  return `${url.origin}${pathPrefix}`;
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
-export function parseRateLimit(text: string): RateLimit {
+export function parseRateLimit(text: string, name = 'SVC_RATE_LIMIT'): RateLimit {
   const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*$/.exec(text);
-  if (!match) throw new ConfigError(`SVC_RATE_LIMIT must look like N/Ts, for example 100/60s (got "${text}")`);
+  if (!match) throw new ConfigError(`${name} must look like N/Ts, for example 100/60s (got "${text}")`);
   const limit = Number(match[1]);
   const windowMs = Number(match[2]) * UNIT_MS[match[3]];
-  if (limit < 1 || windowMs < 1) throw new ConfigError(`SVC_RATE_LIMIT needs N >= 1 and a window above zero (got "${text}")`);
+  if (limit < 1 || windowMs < 1) throw new ConfigError(`${name} needs N >= 1 and a window above zero (got "${text}")`);
   return { limit, windowMs };
+}
+
+/** People reading a terminal get readable lines; anything else (a file, a pipe, a host's log) gets JSON. */
+function parseLogFormat(name: string, text: string | undefined): LogFormat {
+  if (text === undefined) return process.stderr.isTTY ? 'pretty' : 'json';
+  if (text !== 'pretty' && text !== 'json') throw new ConfigError(`${name} must be pretty or json (got "${text}")`);
+  return text;
 }
 
 function parseList(text: string): string[] {
@@ -114,11 +146,17 @@ function parseList(text: string): string[] {
  * Reads flags over environment variables (a flag wins). Returns the raw text per env name so
  * that one parser handles both sources.
  */
-function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, string> {
-  const raw = new Map<string, string>();
+interface RawValue {
+  text: string;
+  /** The flag or the variable the value came from, for error messages. */
+  from: string;
+}
+
+function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, RawValue> {
+  const raw = new Map<string, RawValue>();
   for (const option of OPTIONS) {
     const value = env[option.env];
-    if (value !== undefined && value !== '') raw.set(option.env, value);
+    if (value !== undefined && value !== '') raw.set(option.env, { text: value, from: option.env });
   }
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
@@ -126,73 +164,75 @@ function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, string>
     const option = OPTIONS.find((candidate) => candidate.flag === flag);
     if (!option) throw new ConfigError(`Unknown option ${flag}. Run svc-mcp --help for the list.`);
     if (!option.value) {
-      raw.set(option.env, inline ?? 'true');
+      raw.set(option.env, { text: inline ?? 'true', from: flag });
       continue;
     }
     const value = inline ?? argv[++index];
     if (value === undefined) throw new ConfigError(`${flag} needs a value (${option.value})`);
-    raw.set(option.env, value);
+    raw.set(option.env, { text: value, from: flag });
   }
   return raw;
 }
 
+const OR_SANDBOX = '(or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true, or the Sandbox setting of the Claude Desktop extension)';
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const raw = collectRaw(argv, env);
-  const text = (name: string) => raw.get(name);
+  const text = (name: string) => raw.get(name)?.text;
+  const from = (name: string) => raw.get(name)?.from ?? name;
 
   const confirm = text('SVC_CONFIRM') ?? 'writes';
   if (!['writes', 'destructive', 'none'].includes(confirm)) {
-    throw new ConfigError(`SVC_CONFIRM must be writes, destructive or none (got "${confirm}")`);
+    throw new ConfigError(`${from('SVC_CONFIRM')} must be writes, destructive or none (got "${confirm}")`);
   }
   const transport = text('SVC_TRANSPORT') ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http') {
-    throw new ConfigError(`SVC_TRANSPORT must be stdio or http (got "${transport}")`);
+    throw new ConfigError(`${from('SVC_TRANSPORT')} must be stdio or http (got "${transport}")`);
   }
   const toolsetsText = text('SVC_TOOLSETS') ?? 'all';
   const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
-  if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError('SVC_TOOLSETS must name at least one group, or be "all"');
+  if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError(`${from('SVC_TOOLSETS')} must name at least one group, or be "all"`);
 
-  const baseUrl = text('SVC_BASE_URL')?.replace(/\/+$/, '');
-  if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
-    throw new ConfigError(`SVC_BASE_URL must be an http(s) URL (got "${baseUrl}")`);
-  }
+  const baseUrlText = text('SVC_BASE_URL');
+  const baseUrl = baseUrlText === undefined ? undefined : normalizeBaseUrl(from('SVC_BASE_URL'), baseUrlText);
   const apiKey = text('SVC_API_KEY');
   if (apiKey !== undefined && !apiKey.startsWith('svc_')) {
-    throw new ConfigError('SVC_API_KEY must start with svc_ (the value was not printed)');
+    throw new ConfigError(`${from('SVC_API_KEY')} must start with svc_ (the value was not printed)`);
   }
 
   const config: Config = {
     apiKey,
     baseUrl,
     toolsets,
-    readOnly: parseBoolean('SVC_READ_ONLY', text('SVC_READ_ONLY') ?? 'false'),
+    readOnly: parseBoolean(from('SVC_READ_ONLY'), text('SVC_READ_ONLY') ?? 'false'),
     confirm: confirm as ConfirmMode,
     confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
-    rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s'),
+    rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s', from('SVC_RATE_LIMIT')),
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
-    timeoutMs: parseInteger('SVC_TIMEOUT_MS', text('SVC_TIMEOUT_MS') ?? '30000', 100, 600_000),
+    timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), text('SVC_TIMEOUT_MS') ?? '30000', 100, 600_000),
     logLevel: text('SVC_LOG_LEVEL') ?? 'info',
+    logFormat: parseLogFormat(from('SVC_LOG_FORMAT'), text('SVC_LOG_FORMAT')),
     transport,
     httpHost: text('SVC_HTTP_HOST') ?? '127.0.0.1',
-    httpPort: parseInteger('SVC_HTTP_PORT', text('SVC_HTTP_PORT') ?? '3000', 0, 65_535),
+    httpPort: parseInteger(from('SVC_HTTP_PORT'), text('SVC_HTTP_PORT') ?? '3000', 0, 65_535),
     allowedHosts: parseList(text('SVC_ALLOWED_HOSTS') ?? ''),
     allowedOrigins: parseList(text('SVC_ALLOWED_ORIGINS') ?? ''),
-    stateless: parseBoolean('SVC_STATELESS', text('SVC_STATELESS') ?? 'false'),
+    stateless: parseBoolean(from('SVC_STATELESS'), text('SVC_STATELESS') ?? 'false'),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
-    maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
-    sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
+    maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
+    sandbox: parseBoolean(from('SVC_SANDBOX'), text('SVC_SANDBOX') ?? 'false'),
     confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
-    drainMs: parseInteger('SVC_DRAIN_MS', text('SVC_DRAIN_MS') ?? '25000', 0, 600_000),
-    taskTtlMs: parseInteger('SVC_TASK_TTL_MS', text('SVC_TASK_TTL_MS') ?? '30000', 1000, 3_600_000),
+    drainMs: parseInteger(from('SVC_DRAIN_MS'), text('SVC_DRAIN_MS') ?? '25000', 0, 600_000),
+    taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), text('SVC_TASK_TTL_MS') ?? '30000', 1000, 3_600_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    throw new ConfigError(`SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
+    throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
   if (!config.sandbox) {
-    if (!config.baseUrl) throw new ConfigError('SVC_BASE_URL is required (or run with --sandbox to use the embedded workspace)');
+    if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
     if (!config.apiKey && config.transport === 'stdio') {
-      throw new ConfigError('SVC_API_KEY is required (or run with --sandbox to use the embedded workspace)');
+      throw new ConfigError(`SVC_API_KEY is required ${OR_SANDBOX}`);
     }
   }
   return config;
@@ -205,7 +245,8 @@ export function helpText(): string {
     'Usage:',
     '  svc-mcp [options]          serve the tools (stdio by default)',
     '  svc-mcp --sandbox          serve the tools against the embedded simulated workspace',
-    '  svc-mcp sandbox [--port N] run the simulated workspace API alone and print its URL and keys',
+    '  svc-mcp sandbox [--port N] [--host H]',
+    '                             run the simulated workspace API alone and print its URL and keys',
     '  svc-mcp --help | --version',
     '',
     'Options (each also read from the environment variable shown; a flag wins):',

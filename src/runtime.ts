@@ -7,6 +7,7 @@ import { unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
+import { stopTelemetry } from './telemetry.js';
 import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import { RunningTasks } from './engine/tasks.js';
 import { connectFleetRedis } from './fleet/redis.js';
@@ -65,6 +66,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
       else taskStore.cleanup();
       fleetRedis?.disconnect();
       await sandbox?.close();
+      await stopTelemetry();
     },
   };
 }

@@ -9,6 +9,7 @@ import { createMcpServer } from '../engine/server.js';
 import { SERVER_VERSION } from '../engine/types.js';
 import { hashKey } from '../http/limiter.js';
 import type { Runtime } from '../runtime.js';
+import { instrumentTransport } from '../telemetry.js';
 
 /**
  * Streamable HTTP at `/mcp`, liveness at `/healthz`, readiness at `/readyz`.
@@ -33,6 +34,19 @@ const TASK_HANDBACK_MS = 2000;
 /** A session without any request for this long is closed. */
 const SESSION_IDLE_MS = 30 * 60_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/**
+ * How a client brings its key, in every refusal that is about the key. The header is the only way:
+ * the workspace API has no OAuth, so this server publishes no OAuth metadata.
+ */
+const KEY_HELP =
+  'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
+  'client configurations with that header are in the README, section "Hosted HTTP")';
+/**
+ * Where OAuth clients look after a 401 (RFC 9728 and RFC 8414 metadata, OpenID discovery, dynamic
+ * client registration). They get a 404 like any unknown path, but one that says what to do instead:
+ * mcp-remote, for one, prints the body of the failed registration.
+ */
+const OAUTH_PROBE = /^\/(\.well-known\/(oauth-|openid-configuration)|register$|authorize$|token$)|\/\.well-known\/openid-configuration$/;
 
 interface Session {
   id: string;
@@ -146,8 +160,8 @@ function requestKey(req: IncomingMessage, serverKey: string | undefined): { key?
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') return { key: serverKey };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) return { invalid: 'Authorization must be "Bearer svc_..."' };
-  if (!match[1].startsWith('svc_')) return { invalid: 'The bearer token must be a workspace API key (svc_...)' };
+  if (!match) return { invalid: `Unauthorized: the Authorization header is not "Bearer <key>"; ${KEY_HELP}` };
+  if (!match[1].startsWith('svc_')) return { invalid: `Unauthorized: the bearer token is not a workspace API key; ${KEY_HELP}` };
   return { key: match[1] };
 }
 
@@ -181,8 +195,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         res,
         401,
         -32001,
-        invalid ?? 'Unauthorized: send your workspace API key as "Authorization: Bearer svc_..." (this server has no key of its own)',
-        { 'www-authenticate': 'Bearer' },
+        invalid ?? `Unauthorized: this server has no API key of its own, so ${KEY_HELP}`,
+        // RFC 6750 asks for the challenge on a 401; it names no resource metadata, since there is none.
+        { 'www-authenticate': 'Bearer realm="svc-mcp"' },
       );
     }
     const keyHash = hashKey(key);
@@ -210,6 +225,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         void server.close().catch(() => undefined);
       });
       await server.connect(transport);
+      instrumentTransport(transport, 'tcp');
       await transport.handleRequest(req, res, body);
       return;
     }
@@ -250,6 +266,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
+    instrumentTransport(transport, 'tcp');
     await transport.handleRequest(req, res, body);
   };
 
@@ -285,7 +302,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         ? health(res)
         : path === READY && req.method === 'GET'
           ? Promise.resolve(ready(res))
-          : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` }));
+          : OAUTH_PROBE.test(path)
+            ? Promise.resolve(sendJson(res, 404, { error: `Not found: ${KEY_HELP}` }))
+            : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` }));
     work.catch((error: unknown) => {
       if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
       logger.error({ err: error, path }, 'http handler failed');

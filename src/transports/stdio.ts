@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
+import { instrumentTransport } from '../telemetry.js';
 
 /** One local client, one key: the server speaks JSON-RPC on stdout and logs on stderr. */
 export async function serveStdio(runtime: Runtime): Promise<void> {
@@ -20,5 +21,6 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   transport.onclose = () => void shutdown('transport closed');
   await server.connect(transport);
+  instrumentTransport(transport, 'pipe');
   runtime.logger.info({ transport: 'stdio', readOnly: runtime.config.readOnly, confirm: runtime.config.confirm, sandbox: Boolean(runtime.sandbox) }, 'svc-mcp ready');
 }

@@ -18,6 +18,19 @@ export function manifestTools() {
   return catalog.flatMap((group) => group.tools).map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
+/**
+ * The manifest's prompt list: each catalog prompt with its text as the server renders it, arguments
+ * standing as the `${arguments.name}` placeholders of the MCPB format.
+ */
+export function manifestPrompts() {
+  return catalog.flatMap((group) => group.prompts ?? []).map((prompt) => ({
+    name: prompt.name,
+    description: prompt.description,
+    arguments: prompt.arguments.map((argument) => argument.name),
+    text: prompt.render(Object.fromEntries(prompt.arguments.map((argument) => [argument.name, `\${arguments.${argument.name}}`]))),
+  }));
+}
+
 /** The README's tool table, one row per tool, grouped as the catalog is, then the resources and prompts. */
 export function readmeToolTable(): string {
   const rows = ['| group | tool | kind | what it does |', '|---|---|---|---|'];
