@@ -40,7 +40,7 @@ export interface Session {
   api: Api;
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
-  /** Tools this session exposes (toolsets, read-only). */
+  /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
   toolsByName: Map<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: Map<string, ToolDefinition>;
