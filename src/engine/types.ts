@@ -7,8 +7,11 @@ import type { Logger } from '../log.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
 import type { SpentTokens } from './spent-tokens.js';
 
-export const SERVER_NAME = 'svc-mcp';
-export const SERVER_VERSION = '0.1.0';
+import packageJson from '../../package.json' with { type: 'json' };
+
+export const SERVER_NAME = packageJson.name;
+/** The one place the version lives is package.json; the manifest copies it when regenerated. */
+export const SERVER_VERSION = packageJson.version;
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
