@@ -174,7 +174,7 @@ const listProviderResources = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Step 1 of a provider import: finds documents of a connected notes, helpcenter or wiki provider not imported yet. Then register_provider_resources.',
+    'Step 1 of a provider import: finds documents of connected notes, helpcenter and wiki providers not imported yet (drive sources are ingested by id). Then register_provider_resources.',
   input: z.object({ provider: providerName }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
   transform: (resources, input) => ({ provider: input.provider, resources }),

@@ -50,9 +50,9 @@ export function unreachableReason(catalog: ToolGroup[], config: Surface, name: s
   const group = catalog.find((candidate) => candidate.tools.some((tool) => tool.name === name));
   if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
   if (config.readOnly && group.tools.find((tool) => tool.name === name)?.scope === 'write') {
-    return `${name} changes data and this server is read-only (SVC_READ_ONLY); nothing was sent.`;
+    return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
   }
-  return `${name} belongs to the ${group.name} group, which SVC_TOOLSETS does not expose; nothing was sent.`;
+  return `Unknown tool ${name} here: its group ${group.name} is not in SVC_TOOLSETS; nothing was sent.`;
 }
 
 /** The four hints every tool carries; read-only mode is derived from `readOnlyHint`. */
