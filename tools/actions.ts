@@ -168,7 +168,7 @@ const updateAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    `Sets what an action or attribute takes and returns (inputSchema, outputSchema), or renames it. toolId from list_actions. ${PASS_THROUGH}`,
+    `Sets an action's or attribute's inputSchema and outputSchema, or renames it. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput(),
@@ -233,7 +233,7 @@ const testAction = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and each step's data. toolId from list_actions. ${PASS_THROUGH}`,
+    `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and step data. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput(),

@@ -10,7 +10,7 @@ const listAgents = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from it.',
+    'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from here.',
   input: z.object({}),
   route: { method: 'GET', path: '/v2/bots/public' },
   transform: (agents) => ({ agents }),

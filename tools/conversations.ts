@@ -259,7 +259,7 @@ const exportTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Collects every conversation matching the filters over any window, paging for you with progress; can keep only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
+    'Collects every conversation matching the filters over any window, paging with progress; can keep only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
@@ -330,7 +330,7 @@ const deleteConversation = defineTool({
   destructive: true,
   idempotent: true,
   description:
-    'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check the id with list_conversations.',
+    'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
   input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
   errors: { 500: 'a storage failure while deleting; the conversation may still exist' },

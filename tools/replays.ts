@@ -24,7 +24,7 @@ const getReplay = defineTool({
   group: 'replays',
   scope: 'read',
   description:
-    'Reads a replay: an answer re-run for a refine session, with status and models. replayId: an iteration\'s replayInteractionId.',
+    'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
   input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
   output: replayRecord,

@@ -174,7 +174,7 @@ const listProviderResources = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Step 1 of a provider import: finds documents of connected notes, helpcenter and wiki providers not imported yet (drive sources are ingested by id). Then register_provider_resources.',
+    'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
   input: z.object({ provider: providerName }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
   transform: (resources, input) => ({ provider: input.provider, resources }),
@@ -199,7 +199,7 @@ const registerProviderResources = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids and source = the provider.',
+    'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
   input: z.object({
     provider: providerName,
     resources: z.array(resource),
