@@ -64,7 +64,7 @@ function groupNames(catalog: ToolGroup[]): [string, ...string[]] {
   return catalog.map((group) => group.name) as [string, ...string[]];
 }
 
-export type GatewayCall = { ok: true; name: string; arguments: Record<string, unknown> } | { ok: false; result: CallToolResult };
+type GatewayCall = { ok: true; name: string; arguments: Record<string, unknown> } | { ok: false; result: CallToolResult };
 
 /** `call_tool` arguments: the target's name and input, or the validation error to answer with. */
 export function parseGatewayCall(rawArgs: Record<string, unknown>): GatewayCall {
@@ -105,6 +105,7 @@ export function findTools(
 /** How much a query word counts by where it appears in a tool's definition. */
 const FIELD_WEIGHTS = { name: 3, title: 2, group: 1.5, fields: 1, description: 1 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
+const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 
 const STOPWORDS = new Set(
   'a an and any are as at be by can do does for from get give has have how i in is it its me my need of on one or our out show so some that the their them then there these this to up us want was we what when where which who why will with would you your'.split(
@@ -113,7 +114,7 @@ const STOPWORDS = new Set(
 );
 
 /** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, crudely stemmed. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
@@ -132,9 +133,8 @@ function stem(word: string): string {
   return base;
 }
 
-interface Indexed {
-  fields: Record<Field, Set<string>>;
-}
+/** A tool's words, by the field they come from. */
+type Indexed = Record<Field, Set<string>>;
 
 interface Index {
   byTool: Map<ToolDefinition, Indexed>;
@@ -157,7 +157,7 @@ function indexOf(catalog: ToolGroup[]): Index {
       fields: new Set(Object.keys(objectShape(tool.input)).flatMap(wordsOf)),
       description: new Set(wordsOf(tool.description)),
     };
-    byTool.set(tool, { fields });
+    byTool.set(tool, fields);
     for (const word of new Set(Object.values(fields).flatMap((words) => [...words]))) {
       documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
     }
@@ -176,8 +176,9 @@ export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolD
   const scored = candidates.map((tool) => {
     const indexed = index.byTool.get(tool);
     let score = 0;
-    for (const word of words) {
-      const weight = indexed ? Math.max(0, ...(Object.keys(FIELD_WEIGHTS) as Field[]).map((field) => (indexed.fields[field].has(word) ? FIELD_WEIGHTS[field] : 0))) : 0;
+    for (const word of indexed ? words : []) {
+      // A word counts once, at the weight of the best field it appears in.
+      const weight = Math.max(0, ...FIELDS.map((field) => (indexed![field].has(word) ? FIELD_WEIGHTS[field] : 0)));
       score += weight * (index.idf.get(word) ?? 0);
     }
     return { tool, score };
