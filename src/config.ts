@@ -52,34 +52,37 @@ interface Option {
   /** Shown in --help as the value placeholder; absent for boolean switches. */
   value?: string;
   help: string;
-  defaultText: string;
+  /** The value read when neither the flag nor the variable is given, parsed like a given one. */
+  default?: string;
+  /** What --help says when there is no plain default value. */
+  defaultText?: string;
 }
 
 /** One table drives the environment, the flags and `--help`, so they cannot drift apart. */
 export const OPTIONS: Option[] = [
   { env: 'SVC_API_KEY', flag: '--api-key', value: 'svc_...', help: 'Workspace API key, sent only as Authorization: Bearer. Prefer the environment: flags show in process lists.', defaultText: 'required unless --sandbox, or HTTP clients bring their own' },
   { env: 'SVC_BASE_URL', flag: '--base-url', value: 'URL', help: 'API base URL, such as https://api.example.com; a trailing / or /v2 is dropped, since every route already begins with /v2.', defaultText: 'required unless --sandbox' },
-  { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, or "all".', defaultText: 'all' },
-  { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', defaultText: 'false' },
-  { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
+  { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools and call_tool to reach every other), or "all"; group names add to core.', default: 'all' },
+  { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', default: 'false' },
+  { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', default: 'writes' },
   { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens to their request, key and expiry; shared by every node of a fleet. Prefer the environment: flags show in process lists.', defaultText: 'random per process' },
-  { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', defaultText: '100/60s' },
+  { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', default: '100/60s' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
-  { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', defaultText: '30000' },
-  { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', defaultText: 'info' },
+  { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', default: '30000' },
+  { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', default: 'info' },
   { env: 'SVC_LOG_FORMAT', flag: '--log-format', value: 'pretty|json', help: 'pretty: one readable line per record, for people; json: one pino JSON object per line, for log collectors.', defaultText: 'pretty when stderr is a terminal, else json' },
-  { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', defaultText: 'stdio' },
-  { env: 'SVC_HTTP_HOST', flag: '--http-host', value: 'HOST', help: 'Streamable HTTP listen address.', defaultText: '127.0.0.1' },
-  { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', defaultText: '3000' },
+  { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', default: 'stdio' },
+  { env: 'SVC_HTTP_HOST', flag: '--http-host', value: 'HOST', help: 'Streamable HTTP listen address.', default: '127.0.0.1' },
+  { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', default: '3000' },
   { env: 'SVC_ALLOWED_HOSTS', flag: '--allowed-hosts', value: 'LIST', help: 'Extra Host header values accepted over HTTP (needed when bound to a non-loopback address).', defaultText: 'loopback names only' },
   { env: 'SVC_ALLOWED_ORIGINS', flag: '--allowed-origins', value: 'LIST', help: 'Origin header values accepted over HTTP.', defaultText: 'none besides loopback' },
-  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', defaultText: 'false' },
+  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', default: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
-  { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
-  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM (HTTP), how long calls and tasks in flight may take to finish; tasks still running then end as failed.', defaultText: '25000' },
-  { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', defaultText: '30000' },
-  { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
+  { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', default: '20000' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM (HTTP), how long calls and tasks in flight may take to finish; tasks still running then end as failed.', default: '25000' },
+  { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', default: '30000' },
+  { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -180,16 +183,22 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const raw = collectRaw(argv, env);
   const text = (name: string) => raw.get(name)?.text;
   const from = (name: string) => raw.get(name)?.from ?? name;
+  /** An option that has a default: the given text, or its default. */
+  const setting = (name: string): string => {
+    const value = text(name) ?? OPTIONS.find((option) => option.env === name)?.default;
+    if (value === undefined) throw new Error(`internal: ${name} has no default`);
+    return value;
+  };
 
-  const confirm = text('SVC_CONFIRM') ?? 'writes';
+  const confirm = setting('SVC_CONFIRM');
   if (!['writes', 'destructive', 'none'].includes(confirm)) {
     throw new ConfigError(`${from('SVC_CONFIRM')} must be writes, destructive or none (got "${confirm}")`);
   }
-  const transport = text('SVC_TRANSPORT') ?? 'stdio';
+  const transport = setting('SVC_TRANSPORT');
   if (transport !== 'stdio' && transport !== 'http') {
     throw new ConfigError(`${from('SVC_TRANSPORT')} must be stdio or http (got "${transport}")`);
   }
-  const toolsetsText = text('SVC_TOOLSETS') ?? 'all';
+  const toolsetsText = setting('SVC_TOOLSETS');
   const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
   if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError(`${from('SVC_TOOLSETS')} must name at least one group, or be "all"`);
 
@@ -204,27 +213,27 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     apiKey,
     baseUrl,
     toolsets,
-    readOnly: parseBoolean(from('SVC_READ_ONLY'), text('SVC_READ_ONLY') ?? 'false'),
+    readOnly: parseBoolean(from('SVC_READ_ONLY'), setting('SVC_READ_ONLY')),
     confirm: confirm as ConfirmMode,
     confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
-    rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s', from('SVC_RATE_LIMIT')),
+    confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
+    rateLimit: parseRateLimit(setting('SVC_RATE_LIMIT'), from('SVC_RATE_LIMIT')),
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
-    timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), text('SVC_TIMEOUT_MS') ?? '30000', 100, 600_000),
-    logLevel: text('SVC_LOG_LEVEL') ?? 'info',
+    timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), setting('SVC_TIMEOUT_MS'), 100, 600_000),
+    logLevel: setting('SVC_LOG_LEVEL'),
     logFormat: parseLogFormat(from('SVC_LOG_FORMAT'), text('SVC_LOG_FORMAT')),
     transport,
-    httpHost: text('SVC_HTTP_HOST') ?? '127.0.0.1',
-    httpPort: parseInteger(from('SVC_HTTP_PORT'), text('SVC_HTTP_PORT') ?? '3000', 0, 65_535),
+    httpHost: setting('SVC_HTTP_HOST'),
+    httpPort: parseInteger(from('SVC_HTTP_PORT'), setting('SVC_HTTP_PORT'), 0, 65_535),
     allowedHosts: parseList(text('SVC_ALLOWED_HOSTS') ?? ''),
     allowedOrigins: parseList(text('SVC_ALLOWED_ORIGINS') ?? ''),
-    stateless: parseBoolean(from('SVC_STATELESS'), text('SVC_STATELESS') ?? 'false'),
+    stateless: parseBoolean(from('SVC_STATELESS'), setting('SVC_STATELESS')),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
-    maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
-    sandbox: parseBoolean(from('SVC_SANDBOX'), text('SVC_SANDBOX') ?? 'false'),
-    confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
-    drainMs: parseInteger(from('SVC_DRAIN_MS'), text('SVC_DRAIN_MS') ?? '25000', 0, 600_000),
-    taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), text('SVC_TASK_TTL_MS') ?? '30000', 1000, 3_600_000),
+    maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), setting('SVC_MAX_RESULT_TOKENS'), 500, 1_000_000),
+    sandbox: parseBoolean(from('SVC_SANDBOX'), setting('SVC_SANDBOX')),
+    drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
+    taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
@@ -254,7 +263,7 @@ export function helpText(): string {
   for (const option of OPTIONS) {
     const left = `  ${option.flag}${option.value ? ` ${option.value}` : ''}`;
     lines.push(`${left.padEnd(30)} ${option.env}`);
-    lines.push(`${''.padEnd(32)}${option.help} Default: ${option.defaultText}.`);
+    lines.push(`${''.padEnd(32)}${option.help} Default: ${option.default ?? option.defaultText}.`);
   }
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
-import { unknownToolsets } from './engine/listing.js';
+import { CORE_TOOLSET, unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
@@ -33,7 +33,7 @@ export interface Runtime {
 export async function createRuntime(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const unknown = unknownToolsets(catalog, config);
   if (unknown.length) {
-    throw new ConfigError(`SVC_TOOLSETS names unknown group(s) ${unknown.join(', ')}; the groups are ${catalog.map((group) => group.name).join(', ')}`);
+    throw new ConfigError(`SVC_TOOLSETS names unknown group(s) ${unknown.join(', ')}; use all, ${CORE_TOOLSET}, or groups among ${catalog.map((group) => group.name).join(', ')}`);
   }
   let sandbox: Sandbox | undefined;
   if (config.sandbox) {

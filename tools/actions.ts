@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
+import { CONFIG_TEXT, defined, nonBlank, PASS_THROUGH, preview } from './common.js';
 import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
@@ -10,11 +10,11 @@ const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
 
 const inputField = z
   .object({
-    name: nonBlank('Field name, used as ${name} in data step URLs.'),
+    name: nonBlank('Used as ${name} in step URLs'),
     type: fieldType,
     required: z.boolean().optional(),
-    path: z.string().optional().describe('Runtime path to bind the value from.'),
-    value: z.unknown().optional().describe('Literal value.'),
+    path: z.string().optional(),
+    value: z.unknown().optional(),
     source: fieldSource.optional(),
     defaultValue: z.unknown().optional(),
     autoBindPath: z.string().optional(),
@@ -23,10 +23,10 @@ const inputField = z
 
 const outputField = z
   .object({
-    name: nonBlank('Output field name.'),
+    name: nonBlank(),
     type: fieldType,
-    path: z.string().optional().describe('Where the value comes from; for source apiResponse "<stepId>.<responseMappingKey>".'),
-    sendToLlm: z.boolean().optional().describe('Visible to AI (attributes).'),
+    path: z.string().optional().describe('apiResponse: "<stepId>.<key>"'),
+    sendToLlm: z.boolean().optional(),
     source: fieldSource.optional(),
     useInRulebooks: z.boolean().optional(),
   })
@@ -45,8 +45,8 @@ const outputField = z
   });
 
 const schemaFields = {
-  inputSchema: z.array(inputField).optional().describe('Input fields of the action.'),
-  outputSchema: z.array(outputField).optional().describe('Output fields; apiResponse paths are "<stepId>.<key>".'),
+  inputSchema: z.array(inputField).optional(),
+  outputSchema: z.array(outputField).optional(),
 };
 
 /** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
@@ -68,7 +68,7 @@ const stepUrl = z
     const problem = urlTemplateProblem(url);
     if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: problem });
   })
-  .describe('URL; ${field} inserts an input, ${stepId.key} a value of an earlier step. Sent as written.');
+  .describe('${field}: an input; ${stepId.key}: an earlier step\'s value');
 
 const maskedValue = z.object({ hide: z.boolean(), value: z.unknown() }).strict();
 const headerValue = z.union([z.string(), z.number(), z.boolean(), maskedValue]);
@@ -78,12 +78,12 @@ const stepFields = {
     .record(headerValue)
     .nullable()
     .optional()
-    .describe('Header values: plain, or {hide: true, value} to store as secret. Send {hide: true, value: "********"} back unchanged to keep a stored secret.'),
-  body: z.record(z.unknown()).nullable().optional().describe('JSON body values, same masking rules as headers.'),
+    .describe('Plain, or {hide: true, value} for a secret; send a masked "********" back unchanged'),
+  body: z.record(z.unknown()).nullable().optional().describe('Same secret rules as headers'),
   responseMapping: z
     .record(z.union([z.string().min(1, 'must not be empty'), z.object({ path: z.string().min(1, 'must not be empty'), dataType: fieldType.optional() }).passthrough()]))
     .optional()
-    .describe('Output key -> response path ("." = whole body, "a.b[0]") or {path, dataType}.'),
+    .describe('key: response path ("." whole body, "a.b[0]") or {path, dataType}'),
 };
 
 const STEP_ERRORS = {
@@ -109,8 +109,8 @@ const listActions = defineTool({
   group: 'actions',
   scope: 'read',
   description:
-    'Lists actions (run by rules) and attributes (alwaysGet: fetched each conversation), newest first, with output fields and assigned agents; kind filters client-side. Records without alwaysGet show as kind "unknown" under every filter.',
-  input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all').describe('attributes, actions or all (default).') }),
+    'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
+  input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all') }),
   route: { method: 'GET', path: '/v2/hc-tools/public' },
   transform: (response, input) => {
     const all: Classified[] = records(response).map((item) => ({
@@ -150,12 +150,12 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for its schemas, add_data_step, assign_action_to_agents, test_action. Other fields are not documented and pass through.',
+    `Creates an action (alwaysGet false) or attribute (alwaysGet true). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
   input: z
     .object({
-      name: nonBlank('Display name.'),
-      alwaysGet: z.boolean().describe('true: attribute; false: action.'),
-      description: z.string().nullable().optional().describe('For humans; not used for routing.'),
+      name: nonBlank(),
+      alwaysGet: z.boolean(),
+      description: z.string().nullable().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
@@ -170,11 +170,11 @@ const updateAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Sets the inputSchema and outputSchema (and name, description) of an action or attribute (toolId from list_actions or create_action). apiResponse output paths must be "<stepId>.<key>" with the step id from add_data_step. Field shapes beyond the documented ones pass through.',
+    `Sets an action's or attribute's inputSchema and outputSchema, or renames it. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      name: nonBlank('New display name.').optional(),
+      toolId: idInput(),
+      name: nonBlank().optional(),
       description: z.string().nullable().optional(),
       alwaysGet: z.boolean().optional(),
       ...schemaFields,
@@ -195,12 +195,12 @@ const addDataStep = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Adds an external HTTP call step to an action or attribute (toolId); steps run by ascending stepNumber, each feeding the next. Templates ${field}/${stepId.key} are sent as written; {{x}} is refused. Returns the step id for output paths. Other payload names: not documented, passed through.',
+    `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Owning action or attribute (list_actions, create_action).'),
-      stepNumber: z.number().nullable().optional().describe('Run order, ascending.'),
-      name: z.string().optional().describe('Step name.'),
+      toolId: idInput(),
+      stepNumber: z.number().nullable().optional(),
+      name: z.string().optional(),
       url: stepUrl,
       ...stepFields,
     })
@@ -218,12 +218,12 @@ const assignAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Assigns an action or attribute (toolId from list_actions) to agents (botIds from list_agents) on channels. Only attribute assignments are enforced at runtime; actions run only from a rulebook tool node. Payload names are not documented.',
+    `Enables an action or attribute (toolId from list_actions) for agents (list_agents), optionally per channel. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      botIds: idList('Agent ids (list_agents).').min(1, 'must list at least one agent'),
-      channels: idList('e.g. chat, email.').optional(),
+      toolId: idInput(),
+      botIds: idList().min(1, 'must list at least one agent'),
+      channels: idList('e.g. chat, email').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
@@ -239,11 +239,11 @@ const testAction = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Runs every data step of an action or attribute (toolId from list_actions) with the given inputs, calling the configured external APIs. Returns success, output values, per-step requests and extracted data. Result field names are not documented.',
+    `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and step data. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      inputs: z.record(z.unknown()).optional().describe('Input field values by name, e.g. {"orderId": "1001"}.'),
+      toolId: idInput(),
+      inputs: z.record(z.unknown()).optional().describe('By field name, e.g. {"orderId": "1001"}'),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
@@ -259,14 +259,14 @@ const testDataStep = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Makes one data step\'s HTTP call and returns success, HTTP status, raw response and error. Pass a stored step\'s id (fields given override it; masked ******** values keep its secrets) or a full config. Payload names beyond those are not documented.',
+    `Tries one API call step alone, stored (id) or a full config; returns the HTTP status, response and error. ${PASS_THROUGH}`,
   input: z
     .object({
-      id: z.string().trim().min(1).optional().describe('Stored data step id (add_data_step).'),
+      id: z.string().trim().min(1).optional().describe('Stored step (add_data_step)'),
       toolId: z.string().trim().min(1).optional(),
       url: stepUrl.optional(),
       ...stepFields,
-      inputs: z.record(z.unknown()).optional().describe('Values for ${} templates; "<stepId>.<key>" names stand in for earlier steps.'),
+      inputs: z.record(z.unknown()).optional().describe('Values for ${} templates, "<stepId>.<key>" for earlier steps'),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },

@@ -13,8 +13,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
 /** Non-blank text: blank strings count as empty. */
-export function nonBlank(description: string) {
-  return z.string().refine((text) => text.trim().length > 0, 'must not be empty or blank').describe(description);
+export function nonBlank(description?: string) {
+  const text = z.string().refine((value) => value.trim().length > 0, 'must not be empty or blank');
+  return description ? text.describe(description) : text;
 }
 
 export const channelEnum = z.enum(['chat', 'email']);
@@ -46,3 +47,6 @@ export function preview(text: unknown, length = 240): unknown {
 export function defined(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null));
 }
+
+/** The description marker of a tool whose payload the spec does not show; the guide says what it means. */
+export const PASS_THROUGH = 'Extra fields pass through.';

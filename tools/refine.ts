@@ -84,8 +84,8 @@ const session = z
   .passthrough();
 
 const target = {
-  interactionId: idInput('Conversation id (list_conversations).'),
-  eventId: idInput('The agent answer (svcbot event) under review, in that conversation.'),
+  interactionId: idInput(),
+  eventId: idInput(),
 };
 
 const ERRORS = {
@@ -187,7 +187,7 @@ const getRefineSession = defineTool({
   group: 'refine',
   scope: 'read',
   description:
-    'Reads the active refine (fix-review) session of one agent answer: iterations with status, summary, root cause, replayed answer and proposed changes, each article change with its draft diff. active false means none. To wait for a running iteration use wait_for_refine_session.',
+    'Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft\'s diff, replayed answer. Ids from list_conversations.',
   input: z.object(target),
   route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public' },
   after: (response, _input, context) => reviewSession(response, context),
@@ -297,10 +297,10 @@ const waitForRefineSession = defineTool({
   group: 'refine',
   scope: 'read',
   description:
-    'Polls the refine session of an agent answer until its latest iteration is ready, no_change or failed, with progress; returns summary, confidence, root cause and proposed changes with their draft diffs. On timeout it says the last status seen. Runs as an MCP task on request.',
+    'Waits until the refine (fix-review) session of an answer is ready, no_change or failed, with progress; then gives its proposed changes with their draft diffs.',
   input: z.object({
     ...target,
-    timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('Give up after this long (default 120).'),
+    timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('default 120'),
   }),
   handler: waitForRefine,
   untrusted: REVIEW_TEXT,

@@ -24,8 +24,8 @@ const getReplay = defineTool({
   group: 'replays',
   scope: 'read',
   description:
-    'Reads one replay conversation: the original conversation it replays (parentInteractionId), the target event, status and models used. Replay ids appear in refine sessions (replayInteractionId).',
-  input: z.object({ replayId: idInput('Replay id (a refine iteration\'s replayInteractionId).') }),
+    'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
+  input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
   output: replayRecord,
   errors: { 404: 'no replay with this replayId in the workspace (refine sessions name their replays as replayInteractionId; get_refine_session shows them)' },

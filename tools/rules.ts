@@ -56,8 +56,8 @@ const listRuleVersions = defineTool({
   group: 'rules',
   scope: 'read',
   description:
-    'Lists the version history of one intent rule (published, draft and historical; without flowConfig) and which version is active. Business rules are refused (400). Use get_rule_version for one version\'s full flow.',
-  input: z.object({ ruleId: idInput('Intent rule id (from the dashboard or a refine session change).') }),
+    'Shows an intent rule\'s version history and the active version. ruleId from the dashboard or a refine session.',
+  input: z.object({ ruleId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
   output: z.object({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }).partial().passthrough(),
@@ -79,8 +79,8 @@ const getRuleVersion = defineTool({
   group: 'rules',
   scope: 'read',
   description:
-    'Reads one version (published, draft or historical) of an intent rule with its full flowConfig. versionId comes from list_rule_versions (e.g. "v2"). Business rules are refused (400).',
-  input: z.object({ ruleId: idInput('Intent rule id.'), versionId: idInput('Version id from list_rule_versions, e.g. v2.') }),
+    'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
+  input: z.object({ ruleId: idInput(), versionId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/{versionId}/public' },
   transform: (response, input) => ({
     ruleId: input.ruleId,

@@ -23,7 +23,7 @@ export const caseIdsInput = z
       else first.set(key, index);
     });
   })
-  .describe('Case UUIDs to attach: unique, 1-200, all of the group\'s agent.');
+  .describe('Unique, at most 200, of the group\'s agent');
 
 const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
@@ -32,9 +32,9 @@ const addCases = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Attaches existing test cases (unique UUIDs, at most 200, same agent as the group) to a shared criteria group; each case may have at most 50 effective criteria. Returns the updated group. Ids come from the dashboard: no API route lists groups or cases.',
+    'Adds existing test cases to a shared criteria group, to be judged by its criteria. UUIDs from the dashboard.',
   input: z.object({
-    criteriaGroupId: idInput('Criteria group UUID.').pipe(z.string().uuid('must be a UUID')),
+    criteriaGroupId: idInput().pipe(z.string().uuid('must be a UUID')),
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
@@ -52,12 +52,12 @@ const startRun = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Queues a run of a test set (testSetId from the dashboard). ruleExecutionMode: reuse recorded rule results, simulate (default) or execute, which calls configured external APIs. promptVersionId (simulate/execute only) tests a prompt version. Returns the run, status running.',
+    'Starts a regression run of a test set (testSetId from the dashboard); execute mode calls external APIs.',
   input: z
     .object({
-      testSetId: idInput('Test set id.'),
-      ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse, simulate (default) or execute (calls external APIs).'),
-      promptVersionId: idInput('Prompt version to test; only with simulate or execute.').optional(),
+      testSetId: idInput(),
+      ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse recorded rule results, simulate, or execute'),
+      promptVersionId: idInput('Not with reuse').optional(),
     })
     .superRefine((input, context) => {
       if (input.promptVersionId !== undefined && input.ruleExecutionMode === 'reuse') {

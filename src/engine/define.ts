@@ -5,6 +5,9 @@ import type { Config } from '../config.js';
 
 export type Scope = 'read' | 'write';
 
+/** Configuration values a tool may take as the default of an input field. */
+export type ConfigFallback = keyof Pick<Config, 'defaultBotId'>;
+
 export interface Route {
   method: HttpMethod;
   /** Path with `{param}` placeholders, each filled from the input field of the same name. */
@@ -82,6 +85,13 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   idempotent?: boolean;
   description: string;
   input: Input;
+  /** Listed on the core surface (`SVC_TOOLSETS=core`): the tools a support engineer uses most. */
+  core?: boolean;
+  /**
+   * Input fields that configuration fills when a call needs one and leaves it out (a default agent
+   * for `botId`); optional filters stay unfilled, so they never narrow a result unasked.
+   */
+  fallbacks?: Readonly<Record<string, ConfigFallback>>;
   route?: Route;
   /**
    * Composite reads: replaces the single route call (a tool has a route or a handler, never both).

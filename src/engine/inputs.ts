@@ -54,17 +54,19 @@ export function timeInput(description: string) {
       }
       return parsed;
     })
-    .describe(`${description} Epoch ms, ISO 8601, or relative (7d, 24h).`);
+    .describe(`${description} Epoch ms, ISO or age (7d).`);
 }
 
-/** A required id: non-empty after trimming. */
-export function idInput(description: string) {
-  return z.string().trim().min(1, 'must not be empty').describe(description);
+/** A required id: non-empty after trimming. Described only where its name does not say what it identifies. */
+export function idInput(description?: string) {
+  const id = z.string().trim().min(1, 'must not be empty');
+  return description ? id.describe(description) : id;
 }
 
 /** A list of ids (or other non-empty items), each non-empty after trimming. */
-export function idList(description: string) {
-  return z.array(z.string().trim().min(1, 'must not be empty')).describe(description);
+export function idList(description?: string) {
+  const ids = z.array(z.string().trim().min(1, 'must not be empty'));
+  return description ? ids.describe(description) : ids;
 }
 
 const SCHEMA_WRAPPERS = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodEffects', 'ZodBranded', 'ZodReadonly', 'ZodCatch', 'ZodPipeline']);

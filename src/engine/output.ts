@@ -3,7 +3,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecrets } from '../log.js';
 import type { ListShape, ToolDefinition } from './define.js';
 
-export type View = 'compact' | 'full';
+/** The list tools' `view` option: compact (the default) or every field. */
+export const VIEWS = ['compact', 'full'] as const;
+export type View = (typeof VIEWS)[number];
 
 export interface ShapeOptions {
   view: View;

@@ -2,10 +2,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { confirmGate, needsConfirmation } from './confirm.js';
-import type { ToolContext, ToolDefinition } from './define.js';
+import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
 import { errorResult, validationResult } from './errors.js';
 import { acceptsUnknownKeys, coerceToSchema, formatIssues, objectShape, withClock } from './inputs.js';
-import { shapeResult, type View } from './output.js';
+import { shapeResult, VIEWS, type View } from './output.js';
 import { buildRequest } from './request.js';
 import { redactSecrets, secretsIn } from './secrets.js';
 import { SERVER_NAME, type ToolRun } from './types.js';
@@ -13,7 +13,7 @@ import { SERVER_NAME, type ToolRun } from './types.js';
 const ENGINE_FIELDS = ['view', 'confirm'];
 
 const engineOptionsSchema = z.object({
-  view: z.enum(['compact', 'full']).optional(),
+  view: z.enum(VIEWS).optional(),
   /** A confirmToken from a preview sends; `true` is accepted but only previews. */
   confirm: z.union([z.boolean(), z.string().trim().min(1, 'must be the confirmToken of a preview')]).optional(),
 });
@@ -67,7 +67,8 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
       structured: true,
     });
   } catch (error) {
-    return errorResult(tool, error);
+    const { options } = run.session;
+    return errorResult(tool, error, { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && options.apiKey !== config.apiKey ? 'client' : 'environment' });
   }
 }
 
@@ -86,7 +87,7 @@ type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; me
  * Checks the arguments against the tool's schema after coercion. Relative times and defaulted
  * windows of one call resolve against one instant, so `since: "90d"` is exactly 90 days.
  */
-export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, 'defaultBotId'>, now = Date.now()): Validation {
+export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
   const shape = objectShape(tool.input);
   const args = coerceToSchema(tool.input, rawArgs) as Record<string, unknown>;
   if (!acceptsUnknownKeys(tool.input)) {
@@ -97,13 +98,19 @@ export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unkn
   }
   return withClock(now, () => {
     let result = tool.input.safeParse(args);
-    // The default agent fills botId only where the call needs one, so optional botId filters are not narrowed by it.
-    if (!result.success && config.defaultBotId && 'botId' in shape && (args.botId === undefined || args.botId === '')) {
-      result = tool.input.safeParse({ ...args, botId: config.defaultBotId });
-    }
+    // Configured defaults fill only a call that fails without them, so optional filters are never narrowed unasked.
+    const filled = result.success ? undefined : withFallbacks(tool, args, config);
+    if (filled) result = tool.input.safeParse(filled);
     if (!result.success) return { ok: false, message: formatIssues(result.error.issues) } as const;
     return { ok: true, value: result.data as Record<string, unknown> } as const;
   });
+}
+
+/** The arguments with the tool's configured fallbacks filled in where left out, or undefined when none applies. */
+function withFallbacks(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, ConfigFallback>): Record<string, unknown> | undefined {
+  const fills = Object.entries(tool.fallbacks ?? {}).filter(([field, key]) => (args[field] === undefined || args[field] === '') && config[key] !== undefined);
+  if (!fills.length) return undefined;
+  return { ...args, ...Object.fromEntries(fills.map(([field, key]) => [field, config[key]])) };
 }
 
 function toolContext(run: ToolRun): ToolContext {

@@ -9,8 +9,11 @@ import type { ToolDefinition, ToolGroup } from './define.js';
 import type { SpentTokens } from './spent-tokens.js';
 import type { RunningTasks } from './tasks.js';
 
-export const SERVER_NAME = 'svc-mcp';
-export const SERVER_VERSION = '0.1.0';
+import packageJson from '../../package.json' with { type: 'json' };
+
+export const SERVER_NAME = packageJson.name;
+/** The one place the version lives is package.json; the manifest copies it when regenerated. */
+export const SERVER_VERSION = packageJson.version;
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -48,7 +51,7 @@ export interface Session {
   api: Api;
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
-  /** Tools this session exposes (toolsets, read-only). */
+  /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
   toolsByName: Map<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: Map<string, ToolDefinition>;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { PASS_THROUGH } from '../../tools/common.js';
 import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
@@ -61,8 +62,8 @@ describe('knowledge tools over stdio', () => {
     for (const name of ['get_source', 'list_articles', 'get_articles']) expect(byName.get(name)!.outputSchema, name).toBeDefined();
     expect(byName.get('wait_for_sources')!.execution).toEqual({ taskSupport: 'optional' });
     expect(byName.get('list_provider_resources')!.description).toMatch(/notes, helpcenter and wiki.*drive/);
-    expect(byName.get('crawl_links')!.description).toContain('not documented');
-    expect(byName.get('generate_knowledge')!.description).toContain('not documented');
+    expect(byName.get('crawl_links')!.description).toContain(PASS_THROUGH);
+    expect(byName.get('generate_knowledge')!.description).toContain(PASS_THROUGH);
     expect(byName.get('ingest_sources')!.inputSchema.properties).toHaveProperty('wait');
   });
 

@@ -1,16 +1,12 @@
 import { loadConfig } from '../../src/config.js';
-import { needsConfirmation } from '../../src/engine/confirm.js';
-import { selectTools, toolListEntry } from '../../src/engine/listing.js';
+import { toolListing } from '../../src/engine/listing.js';
 import { readFileSync } from 'node:fs';
 import { catalog } from '../../tools/index.js';
 import { CHOICES_PATH } from './paths.js';
 
-/** `tools/list` under the default configuration, sorted by name: what the snapshot records. */
+/** `tools/list` under the default configuration for a client without elicitation, sorted by name: what the snapshot records. */
 export function defaultToolList() {
-  const config = loadConfig(['--sandbox'], {});
-  return selectTools(catalog, config)
-    .map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm)))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return [...toolListing(catalog, loadConfig(['--sandbox'], {}), false)].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The manifest's tool list: every catalog tool with its description. */

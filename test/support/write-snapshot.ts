@@ -9,6 +9,7 @@ import { CHOICES_END, CHOICES_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_
 
 writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(defaultToolList(), null, 2)}\n`);
 const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));
+manifest.version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 manifest.tools = manifestTools();
 manifest.prompts = manifestPrompts();
 writeFileSync(MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
