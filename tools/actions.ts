@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
+import { defined, nonBlank, preview } from './common.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -203,7 +203,6 @@ const addDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 
@@ -241,7 +240,6 @@ const testAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
-  untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
 
@@ -263,7 +261,6 @@ const testDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { defined, DOCUMENT_TEXT } from './common.js';
+import { defined } from './common.js';
 
 const text = z.string().nullable();
 const flag = z.boolean().nullable();
@@ -80,7 +80,6 @@ const listArticles = defineTool({
       }),
     more: 'Read bodies of a few articles with get_articles.',
   },
-  untrusted: DOCUMENT_TEXT,
 });
 
 const getArticles = defineTool({
@@ -93,7 +92,6 @@ const getArticles = defineTool({
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
   transform: (articles) => ({ articles }),
   output: articleList,
-  untrusted: DOCUMENT_TEXT,
 });
 
 const createArticle = defineTool({
@@ -104,7 +102,6 @@ const createArticle = defineTool({
   description: `Creates an article in a folder (parentFolderId from list_folders). Agents answer from it once its folder is assigned to them (assign_folders_to_agent). ${NOT_DOCUMENTED}`,
   input: z.object({ ...content, parentFolderId: z.string().optional().describe('Folder id (list_folders).') }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
 
@@ -117,7 +114,6 @@ const updateArticle = defineTool({
   description: `Changes fields of an article at once (its version increases). To review a change before it goes live, use create_article_draft then publish_article_draft. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
 });
 
@@ -129,7 +125,6 @@ const createDraft = defineTool({
   description: `Creates a draft from a live article (records originalArticleId and version); the live article is unchanged until publish_article_draft. Fields given replace the draft's. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Live article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
 });
 
@@ -151,7 +146,6 @@ const publishDraft = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
     400: 'required article arrays must not be empty, and a draft is published only once',
@@ -167,7 +161,6 @@ const moveArticle = defineTool({
   description: 'Moves an article into another folder; agents see it through that folder\'s assignments. Payload shape is not documented: parentFolderId shown; others pass through.',
   input: z.object({ articleId: idInput('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
 });
 

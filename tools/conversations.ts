@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
-import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
+import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 
 const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -145,7 +145,6 @@ const listConversations = defineTool({
   route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
   output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
   list: conversationList,
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
 });
 
@@ -261,7 +260,6 @@ const exportTool = defineTool({
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
-  untrusted: UNTRUSTED_TEXT,
   taskSupport: 'optional',
 });
 
@@ -293,7 +291,6 @@ const generateAnswer = defineTool({
     }),
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
   transform: (events) => ({ events }),
-  untrusted: UNTRUSTED_TEXT,
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
 });
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { DOCUMENT_TEXT } from './common.js';
 
 /**
  * The knowledge routes are known by method and path only (spec: payloads "not shown"). Each tool
@@ -24,7 +23,6 @@ const initializeTree = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
 
@@ -41,7 +39,6 @@ const persistTree = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
 
@@ -85,7 +82,6 @@ const jobsStatus = defineTool({
   description: `Status of knowledge jobs from generate_knowledge or generate_knowledge_bulk, with the draft article id once done (read with get_articles). ${NOT_DOCUMENTED}`,
   input: z.object({ jobIds: idList('Job ids (job_...).').optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
-  untrusted: DOCUMENT_TEXT,
 });
 
 export const knowledge: ToolGroup = {

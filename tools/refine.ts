@@ -3,7 +3,7 @@ import { defineTool, type PromptDefinition, type ToolContext, type ToolGroup } f
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { CONFIG_TEXT, defined } from './common.js';
+import { defined } from './common.js';
 
 const snapshot = z
   .object({ interactionId: z.string(), eventId: z.string(), originalEventId: z.string().nullable(), content: z.string().nullable(), role: z.string(), type: z.string(), createdAt: z.string() })
@@ -109,7 +109,6 @@ const getRefineSession = defineTool({
       ? { active: false, interactionId: input.interactionId, eventId: input.eventId, note: NO_SESSION }
       : { active: true, ...(response as Record<string, unknown>) },
   output: session,
-  untrusted: CONFIG_TEXT,
   errors: ERRORS,
 });
 
@@ -227,7 +226,6 @@ const waitForRefineSession = defineTool({
     timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('Give up after this long (default 120).'),
   }),
   handler: waitForRefine,
-  untrusted: CONFIG_TEXT,
   errors: ERRORS,
   taskSupport: 'optional',
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, UNTRUSTED_TEXT } from './common.js';
+import { defined } from './common.js';
 
 const ruleItem = z
   .object({
@@ -67,7 +67,6 @@ const listRuleVersions = defineTool({
     },
     more: 'Use view "full" for every field, or get_rule_version for one version.',
   },
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: ERRORS_400, 404: ERRORS_404_LIST },
 });
 
@@ -86,7 +85,6 @@ const getRuleVersion = defineTool({
     versions: Array.isArray(response) ? response : response === null || response === undefined ? [] : [response],
   }),
   output: z.object({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }).partial().passthrough(),
-  untrusted: UNTRUSTED_TEXT,
   errors: {
     400: ERRORS_400,
     404: 'the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule\'s versions)',

@@ -4,7 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { NotFoundError } from '../src/http/errors.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, DOCUMENT_TEXT } from './common.js';
+import { defined } from './common.js';
 
 /** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
 export const PROVIDER_RULE = 'must be a lowercase provider name such as drive, notes, helpcenter or wiki';
@@ -178,7 +178,6 @@ const listProviderResources = defineTool({
   input: z.object({ provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.') }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
   transform: (resources, input) => ({ provider: input.provider, resources }),
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'the provider is not supported for discovery or not connected in this workspace' },
 });
 
@@ -223,7 +222,6 @@ const crawlLinks = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
-  untrusted: DOCUMENT_TEXT,
 });
 
 
@@ -297,7 +295,6 @@ const ingestSources = defineTool({
       };
     }
   },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check source (web or a connected provider) and that items are URLs with web and source ids otherwise' },
 });
 
@@ -311,7 +308,6 @@ const getSource = defineTool({
   input: z.object({ sourceId: idInput('Source id.') }),
   route: { method: 'GET', path: '/v2/documents/public/{sourceId}' },
   output: sourceRecord,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: 'no source with this id in this workspace (ingest_sources and register_provider_resources return source ids; there is no list route)' },
 });
 
@@ -327,7 +323,6 @@ const waitTool = defineTool({
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),
-  untrusted: DOCUMENT_TEXT,
   taskSupport: 'optional',
 });
 

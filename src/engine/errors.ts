@@ -29,6 +29,22 @@ export function errorResult(tool: ToolDefinition, error: unknown): CallToolResul
   return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error)) }] };
 }
 
+/**
+ * A failure after the API answered the request with success: the outcome is what the transport
+ * saw, so the result says the request was sent and must not be sent again, whatever went wrong
+ * afterwards (an unreadable body, shaping, follow-up work such as waiting for jobs).
+ */
+export function sentResult(tool: ToolDefinition, status: number, error: unknown): CallToolResult {
+  const write = tool.scope === 'write';
+  const after = error instanceof ApiError ? explain(tool, error, false) : `svc-mcp could not show the response (${error instanceof Error ? error.message : String(error)})`;
+  const lines = [
+    `Sent; the API answered HTTP ${status}${write ? ', so the request was applied' : ''}.`,
+    `What failed afterwards: ${after}`,
+    ...(write ? ['Do not send it again; check the result with a list or get tool.'] : []),
+  ];
+  return { isError: true, content: [{ type: 'text', text: scrubSecrets(lines.join('\n')) }] };
+}
+
 export function validationResult(tool: ToolDefinition, details: string): CallToolResult {
   return {
     isError: true,
@@ -36,7 +52,7 @@ export function validationResult(tool: ToolDefinition, details: string): CallToo
   };
 }
 
-function explain(tool: ToolDefinition, error: unknown): string {
+function explain(tool: ToolDefinition, error: unknown, judgeWrite = true): string {
   if (error instanceof ToolFailure) return error.message;
   if (!(error instanceof ApiError)) {
     return `${tool.name} failed inside svc-mcp: ${error instanceof Error ? error.message : String(error)}. Nothing suggests the API received a request; please report this.`;
@@ -44,7 +60,7 @@ function explain(tool: ToolDefinition, error: unknown): string {
   const quoted = quoteUntrusted(error.upstreamMessages);
   const lines = [headline(tool, error)];
   if (quoted) lines.push(quoted);
-  if (tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
+  if (judgeWrite && tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
     lines.push(writeOutcome(error));
   }
   return lines.join('\n');

@@ -26,7 +26,7 @@ describe('engine properties over the whole catalog', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, 20_000);
 
   it('keeps any id inside its own path segment', () => {
     const routed = tools.filter((tool) => tool.route?.path.includes('{'));
