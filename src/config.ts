@@ -28,6 +28,15 @@ export interface Config {
   stateless: boolean;
   exportDir: string;
   maxResultTokens: number;
+  /** Largest JSON-RPC message read from a client, on every transport. */
+  maxMessageBytes: number;
+  /** HTTP sessions open at once, over all keys and per key. */
+  maxSessions: number;
+  maxSessionsPerKey: number;
+  /** An HTTP session without any request for this long is closed. */
+  sessionIdleMs: number;
+  /** On SIGTERM, how long stdio waits for calls in flight before exiting. */
+  drainMs: number;
   sandbox: boolean;
 }
 
@@ -64,6 +73,11 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation falls back to confirm: true).', defaultText: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
+  { env: 'SVC_MAX_MESSAGE_BYTES', flag: '--max-message-bytes', value: 'N', help: 'Largest JSON-RPC message accepted from a client (stdio line or HTTP body); a longer one is answered with a JSON-RPC error and the server stays up.', defaultText: '4194304 (4 MiB)' },
+  { env: 'SVC_MAX_SESSIONS', flag: '--max-sessions', value: 'N', help: 'HTTP sessions open at once over all keys; a new one beyond it gets 503.', defaultText: '500' },
+  { env: 'SVC_MAX_SESSIONS_PER_KEY', flag: '--max-sessions-per-key', value: 'N', help: 'HTTP sessions open at once per API key; a new one beyond it gets 429.', defaultText: '20' },
+  { env: 'SVC_SESSION_IDLE_MS', flag: '--session-idle-ms', value: 'MS', help: 'An HTTP session without a request for this long is closed (its long jobs stop unless they run as tasks).', defaultText: '300000 (5 minutes)' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM over stdio, how long calls in flight may take to finish before the process exits.', defaultText: '10000' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
 ];
 
@@ -168,6 +182,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     stateless: parseBoolean('SVC_STATELESS', text('SVC_STATELESS') ?? 'false'),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
     maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
+    maxMessageBytes: parseInteger('SVC_MAX_MESSAGE_BYTES', text('SVC_MAX_MESSAGE_BYTES') ?? '4194304', 1024, 100 * 1024 * 1024),
+    maxSessions: parseInteger('SVC_MAX_SESSIONS', text('SVC_MAX_SESSIONS') ?? '500', 1, 100_000),
+    maxSessionsPerKey: parseInteger('SVC_MAX_SESSIONS_PER_KEY', text('SVC_MAX_SESSIONS_PER_KEY') ?? '20', 1, 100_000),
+    sessionIdleMs: parseInteger('SVC_SESSION_IDLE_MS', text('SVC_SESSION_IDLE_MS') ?? '300000', 1000, 86_400_000),
+    drainMs: parseInteger('SVC_DRAIN_MS', text('SVC_DRAIN_MS') ?? '10000', 0, 600_000),
     sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

@@ -196,7 +196,7 @@ const addDataStep = defineTool({
   input: z
     .object({
       toolId: idInput('Owning action or attribute (list_actions, create_action).'),
-      stepNumber: z.number().nullable().optional().describe('Run order, ascending.'),
+      stepNumber: z.number().int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').nullable().optional().describe('Run order, ascending.'),
       name: z.string().optional().describe('Step name.'),
       url: stepUrl,
       ...stepFields,

@@ -1,12 +1,10 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
-import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText } from './common.js';
+import { channelEnum, conversationSource, createExportFile, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 
 const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -191,9 +189,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
   const filterArgs = { botId: input.botId, source: input.source, channel: input.channel, question: input.question, answer: input.answer, csat: input.csat };
   if (input.outputFile && !context.local) throw new ToolFailure('outputFile is only available when svc-mcp runs locally over stdio; call without it to get the conversations in the result.');
 
-  const file = input.outputFile ? path.join(context.config.exportDir, input.outputFile) : undefined;
-  if (file) await mkdir(context.config.exportDir, { recursive: true });
-  const stream = file ? createWriteStream(file, { flags: 'w' }) : undefined;
+  const { file, stream } = input.outputFile ? await createExportFile(context.config.exportDir, input.outputFile) : {};
   const kept: Record<string, unknown>[] = [];
   const seen = new Set<string>();
   let scanned = 0;

@@ -218,7 +218,7 @@ const crawlLinks = defineTool({
   input: z
     .object({
       url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional().describe('Seed page URL.'),
-      maxLinks: z.number().int('must be a whole number').min(1, 'must be at least 1').optional().describe('Most links to return.'),
+      maxLinks: z.number().int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional().describe('Most links to return (1-10000).'),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },

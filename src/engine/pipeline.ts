@@ -6,7 +6,7 @@ import type { ToolContext, ToolDefinition } from './define.js';
 import { errorResult, sentResult, validationResult } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { shapeResult, type View } from './output.js';
-import { buildRequest } from './request.js';
+import { buildRequest, pathProblems } from './request.js';
 import { redactSecrets, secretForms, secretsIn } from './secrets.js';
 import { SERVER_NAME, type ToolRun } from './types.js';
 
@@ -106,7 +106,10 @@ export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unkn
       result = tool.input.safeParse({ ...args, botId: config.defaultBotId });
     }
     if (!result.success) return { ok: false, message: formatIssues(result.error.issues) } as const;
-    return { ok: true, value: result.data as Record<string, unknown> } as const;
+    const value = result.data as Record<string, unknown>;
+    const problems = pathProblems(tool, value);
+    if (problems.length) return { ok: false, message: problems.join('\n') } as const;
+    return { ok: true, value } as const;
   });
 }
 

@@ -19,15 +19,16 @@ import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Ses
 export function createMcpServer(options: EngineOptions): McpServer {
   const { config, catalog } = options;
   const tools = selectTools(catalog, config);
+  const taskStore = options.taskStore === undefined ? new InMemoryTaskStore() : (options.taskStore ?? undefined);
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Support-Agent Workspace' },
     {
       capabilities: {
         tools: { listChanged: false },
         logging: {},
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        ...(taskStore ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
-      taskStore: new InMemoryTaskStore(),
+      taskStore,
       instructions:
         'Tools for a Support-Agent Workspace: AI support agents (botId), their conversations, knowledge and configuration. Read svc://guide for ids, limits and workflows. Write tools ask the user to confirm before sending.',
     },
@@ -49,7 +50,13 @@ export function createMcpServer(options: EngineOptions): McpServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}. Call tools/list for the available tools.`);
     }
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (request.params.task && tool.taskSupport && extra.taskStore) {
+    if (request.params.task && tool.taskSupport) {
+      if (!extra.taskStore) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `${tool.name} cannot run as a task here: this server is stateless and has no shared task store, so no later request could find the task. Call it without a task; it then runs to the end within this request.`,
+        );
+      }
       return startTask(tool, rawArgs, extra, request.params.task.ttl, execute);
     }
     return execute(tool, rawArgs, extra, extra.signal);

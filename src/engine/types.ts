@@ -1,6 +1,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
@@ -32,6 +33,12 @@ export interface EngineOptions {
   elicitationAllowed?: boolean;
   /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
   spentTokens: SpentTokens;
+  /**
+   * Where MCP tasks live. Unset: one in-memory store per session. `null`: no store a later request
+   * could reach (stateless HTTP without a shared store), so task augmentation is refused, since
+   * its task id could never be found while its work spent the key's budget.
+   */
+  taskStore?: TaskStore | null;
 }
 
 /** One session's view of the engine: what every stage of a call may read. */
