@@ -50,13 +50,8 @@ export function createMcpServer(options: EngineOptions): McpServer {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}. Call tools/list for the available tools.`);
     }
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (request.params.task && tool.taskSupport) {
-      if (!extra.taskStore) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `${tool.name} cannot run as a task here: this server is stateless and has no shared task store, so no later request could find the task. Call it without a task; it then runs to the end within this request.`,
-        );
-      }
+    // Without a task store the tasks capability is not declared, and the SDK refuses task augmentation before this handler.
+    if (request.params.task && tool.taskSupport && extra.taskStore) {
       return startTask(tool, rawArgs, extra, request.params.task.ttl, execute);
     }
     return execute(tool, rawArgs, extra, extra.signal);
