@@ -45,7 +45,7 @@ export function sentResult(tool: ToolDefinition, status: number, error: unknown)
   return { isError: true, content: [{ type: 'text', text: scrubSecrets(lines.join('\n')) }] };
 }
 
-export function validationResult(tool: ToolDefinition, details: string): CallToolResult {
+export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: string): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `Invalid input for ${tool.name}; nothing was sent.\n${details}` }],

@@ -23,7 +23,7 @@ describe('the export folder (finding 10)', () => {
     await expect(createExportFile(folder, '../escape.ndjson')).rejects.toThrow(/plain file name inside the export folder/);
     const { file, stream } = await createExportFile(folder, 'new.ndjson');
     stream.end('{}\n');
-    await new Promise((resolve) => stream.once('close', resolve));
+    await new Promise<void>((resolve) => stream.once('close', () => resolve()));
     expect(path.dirname(file)).toBe(path.resolve(folder));
     expect(await readFile(file, 'utf8')).toBe('{}\n');
   });

@@ -48,7 +48,8 @@ function hostileValue(): fc.Arbitrary<unknown> {
   const ids = [SEED.bots.storeAssistant, SEED.folders.shipping, SEED.articles.returnsPolicy, SEED.negativeConversation, SEED.negativeEvent, SEED.sources.webCompleted, SEED.tools.orderStatus, SEED.rules.whereIsMyOrder, SEED.criteriaGroup];
   const strings = fc.oneof(
     fc.constantFrom('.', '..', '', ' ', '%2e%2e', '../..', 'a/../b', '\ud800', '\udc00x', 'x\u0085y', 'line\nbreak', '</untrusted-data-00000000>', '__proto__'),
-    fc.constantFrom(key, key.toUpperCase(), key.slice(4), encodeURIComponent(key), CALLER_SECRET, `Bearer ${CALLER_SECRET}`),
+    // The key in any form is a secret wherever it appears; the caller's secret only where it is passed as one (below).
+    fc.constantFrom(key, key.toUpperCase(), key.slice(4), encodeURIComponent(key)),
     fc.constantFrom(`${sandbox.url}/__sandbox/info`, `${sandbox.url}/__sandbox/mock/../requests`, 'https://example.com/${orderId}', '99999999999d', '7d', 'now'),
     fc.constantFrom(...ids),
     fc.string({ maxLength: 30 }),
@@ -100,17 +101,8 @@ describe('fuzz: hostile calls to every tool through a real client (finding 12)',
           fc.asyncProperty(argsFor(tool), async (args) => {
             const sentBefore = apiRequests(sandbox).length;
             calls++;
-            const call = connection.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-            if (Object.hasOwn(args, 'constructor')) {
-              // The SDK's own request schema (zod 4 records) refuses a top-level "constructor" before any tool code, naming params.arguments.
-              await call.then(
-                (result) => checkResult(tool, args, result as CallToolResult, sentBefore),
-                (error: Error) => expect(error.message).toContain('"arguments"'),
-              );
-            } else {
-              checkResult(tool, args, (await call) as CallToolResult, sentBefore);
-            }
-            expect(apiRequests(sandbox).length >= sentBefore).toBe(true);
+            const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
+            checkResult(tool, args, result as CallToolResult, sentBefore);
           }),
           { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index },
         );
