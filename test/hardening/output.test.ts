@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { shapeResult, type ShapeOptions } from '../../src/engine/output.js';
 import { redactSecrets, secretForms } from '../../src/engine/secrets.js';
+import { scrubSecrets } from '../../src/log.js';
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 const full: ShapeOptions = { view: 'full', capChars: 80_000, structured: true };
@@ -96,5 +97,8 @@ describe('secret redaction (finding 3)', () => {
       ...secretForms('hunter2-secret/?&'),
     ]);
     expect(JSON.stringify(result).toLowerCase()).not.toContain('hunter2');
+  });
+  it('scrubs prefixed keys from log text in any case and URL-encoded', () => {
+    expect(scrubSecrets(`a ${key.toUpperCase()} b svc%5F${key.slice(4)} c`)).toBe('a svc_*** b svc_*** c');
   });
 });
