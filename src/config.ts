@@ -33,10 +33,17 @@ export interface Config {
   stateless: boolean;
   exportDir: string;
   maxResultTokens: number;
+  /** Largest JSON-RPC message read from a client, on every transport. */
+  maxMessageBytes: number;
+  /** HTTP sessions open at once, over all keys and per key. */
+  maxSessions: number;
+  maxSessionsPerKey: number;
+  /** An HTTP session without any request for this long is closed. */
+  sessionIdleMs: number;
   sandbox: boolean;
   /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
   confirmSecretGiven: boolean;
-  /** Bound for finishing calls and tasks in flight on SIGTERM (HTTP). */
+  /** Bound for finishing calls (and, over HTTP, tasks) in flight on SIGTERM. */
   drainMs: number;
   /** How long a task lives without a heartbeat from the node running it (Redis task store). */
   taskTtlMs: number;
@@ -80,7 +87,11 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', default: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', default: '20000' },
-  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM (HTTP), how long calls and tasks in flight may take to finish; tasks still running then end as failed.', default: '25000' },
+  { env: 'SVC_MAX_MESSAGE_BYTES', flag: '--max-message-bytes', value: 'N', help: 'Largest JSON-RPC message accepted from a client (stdio line or HTTP body); a longer one is answered with a JSON-RPC error and the server stays up.', default: '4194304' },
+  { env: 'SVC_MAX_SESSIONS', flag: '--max-sessions', value: 'N', help: 'HTTP sessions open at once over all keys; a new one beyond it gets 503.', default: '500' },
+  { env: 'SVC_MAX_SESSIONS_PER_KEY', flag: '--max-sessions-per-key', value: 'N', help: 'HTTP sessions open at once per API key; a new one beyond it gets 429.', default: '20' },
+  { env: 'SVC_SESSION_IDLE_MS', flag: '--session-idle-ms', value: 'MS', help: 'An HTTP session without a request for this long is closed (its long jobs stop unless they run as tasks).', default: '300000' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM, how long calls in flight (and, over HTTP, tasks) may take to finish before the process exits; HTTP tasks still running then end as failed.', default: '10000' },
   { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', default: '30000' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
 ];
@@ -231,6 +242,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     stateless: parseBoolean(from('SVC_STATELESS'), setting('SVC_STATELESS')),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
     maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), setting('SVC_MAX_RESULT_TOKENS'), 500, 1_000_000),
+    maxMessageBytes: parseInteger(from('SVC_MAX_MESSAGE_BYTES'), setting('SVC_MAX_MESSAGE_BYTES'), 1024, 100 * 1024 * 1024),
+    maxSessions: parseInteger(from('SVC_MAX_SESSIONS'), setting('SVC_MAX_SESSIONS'), 1, 100_000),
+    maxSessionsPerKey: parseInteger(from('SVC_MAX_SESSIONS_PER_KEY'), setting('SVC_MAX_SESSIONS_PER_KEY'), 1, 100_000),
+    sessionIdleMs: parseInteger(from('SVC_SESSION_IDLE_MS'), setting('SVC_SESSION_IDLE_MS'), 1000, 86_400_000),
     sandbox: parseBoolean(from('SVC_SANDBOX'), setting('SVC_SANDBOX')),
     drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
     taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),

@@ -4,27 +4,28 @@ import type { LogFormat } from './config.js';
 
 export type { Logger };
 
-const API_KEY_PATTERN = /svc_[A-Za-z0-9_\-]{4,}/g;
+/** `svc_` keys in any case, also with the `_` percent-encoded (as in a logged URL). */
+const API_KEY_PATTERN = /svc(?:_|%5f)[A-Za-z0-9_\-%]{4,}/gi;
 
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function scrubSecrets(text: string): string {
   return text.replace(API_KEY_PATTERN, 'svc_***');
 }
 
-/** Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. */
+/**
+ * Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every finished
+ * line is scrubbed, so a key inside an error object, a nested field or a message is masked alike.
+ */
 export function createLogger(level: string, format: LogFormat = 'json'): Logger {
+  const stderr = format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true });
+  const scrubbed: DestinationStream = { write: (line: string) => stderr.write(scrubSecrets(line)) };
   return pino(
     {
       level,
       base: { service: 'svc-mcp' },
       redact: { paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as typeof args);
-        },
-      },
     },
-    format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true }),
+    scrubbed,
   );
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { CONFIG_TEXT, defined, nonBlank, PASS_THROUGH, preview } from './common.js';
+import { defined, nonBlank, PASS_THROUGH, preview } from './common.js';
 import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
@@ -199,7 +199,7 @@ const addDataStep = defineTool({
   input: z
     .object({
       toolId: idInput(),
-      stepNumber: z.number().nullable().optional(),
+      stepNumber: z.number().int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').nullable().optional(),
       name: z.string().optional(),
       url: stepUrl,
       ...stepFields,
@@ -207,7 +207,6 @@ const addDataStep = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
   done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 
@@ -248,7 +247,6 @@ const testAction = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
   done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
-  untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
 
@@ -271,7 +269,6 @@ const testDataStep = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 

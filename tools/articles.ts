@@ -5,7 +5,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
 import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
-import { defined, DOCUMENT_TEXT, PASS_THROUGH } from './common.js';
+import { defined, PASS_THROUGH } from './common.js';
 import { fieldOf } from './effects.js';
 
 const text = z.string().nullable();
@@ -86,7 +86,6 @@ const listArticles = defineTool({
       }),
     more: 'Read bodies of a few articles with get_articles.',
   },
-  untrusted: DOCUMENT_TEXT,
 });
 
 const getArticles = defineTool({
@@ -101,7 +100,6 @@ const getArticles = defineTool({
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
   transform: (articles, input) => withNotFound(articles, input.articleIds),
   output: articleList,
-  untrusted: DOCUMENT_TEXT,
 });
 
 /** The API leaves unknown ids out silently: the result names them. */
@@ -124,7 +122,6 @@ const createArticle = defineTool({
   input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
 
@@ -140,7 +137,6 @@ const updateArticle = defineTool({
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
   preview: previewUpdate,
   done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
 });
 
@@ -156,7 +152,6 @@ const createDraft = defineTool({
   preview: previewCreateDraft,
   done: (data, input) =>
     `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
 });
 
@@ -180,7 +175,6 @@ const publishDraft = defineTool({
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
-  untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
     400: 'required article arrays must not be empty, and a draft is published only once',
@@ -199,7 +193,6 @@ const moveArticle = defineTool({
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
   preview: previewMoveArticle,
   done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
 });
 

@@ -1,13 +1,11 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
+import { channelEnum, conversationSource, createExportFile, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest, type ScanSummary } from './scan.js';
 import { ConversationStats, GROUP_BY, renderStats } from './stats.js';
@@ -185,7 +183,6 @@ const listConversations = defineTool({
   output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
   transform: (response, input) => attributePage(response, input),
   list: conversationList,
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
 });
 
@@ -226,9 +223,8 @@ function hasFeedback(item: Record<string, unknown>, approved: boolean): boolean 
 
 async function exportConversations(input: ExportInput, context: ToolContext): Promise<unknown> {
   if (input.outputFile && !context.local) throw new ToolFailure('outputFile is only available when svc-mcp runs locally over stdio; call without it to get the conversations in the result.');
-  const file = input.outputFile ? path.join(context.config.exportDir, input.outputFile) : undefined;
-  if (file) await mkdir(context.config.exportDir, { recursive: true });
-  const stream = file ? createWriteStream(file, { flags: 'w' }) : undefined;
+
+  const { file, stream } = input.outputFile ? await createExportFile(context.config.exportDir, input.outputFile) : {};
   const kept: Record<string, unknown>[] = [];
   const stats = new ConversationStats(['agent', 'source', 'channel']);
   let summary: ScanSummary;
@@ -263,7 +259,6 @@ const exportTool = defineTool({
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
-  untrusted: UNTRUSTED_TEXT,
   taskSupport: 'optional',
 });
 
@@ -329,7 +324,6 @@ const generateAnswer = defineTool({
     return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
   },
   transform: (events) => ({ events }),
-  untrusted: UNTRUSTED_TEXT,
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { DOCUMENT_TEXT, PASS_THROUGH } from './common.js';
+import { PASS_THROUGH } from './common.js';
 import { countOf, fieldOf } from './effects.js';
 
 /**
@@ -24,7 +24,6 @@ const initializeTree = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} proposed (${countOf(data, 'folders')} folder(s)); next: review it, then persist_knowledge_tree with this treeId.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
 
@@ -43,7 +42,6 @@ const persistTree = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
 
@@ -92,7 +90,6 @@ const jobsStatus = defineTool({
     `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
   input: z.object({ jobIds: idList().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
-  untrusted: DOCUMENT_TEXT,
 });
 
 export const knowledge: ToolGroup = {

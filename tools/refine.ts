@@ -4,7 +4,7 @@ import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './article-review.js';
-import { CONFIG_TEXT, defined } from './common.js';
+import { defined } from './common.js';
 import { reviewRefineSession } from './prompts.js';
 
 const snapshot = z
@@ -178,9 +178,6 @@ function compactIteration(item: Record<string, unknown>): Record<string, unknown
   });
 }
 
-/** Outline keys that carry article and answer text: the draft diffs join the usual third-party fields. */
-const REVIEW_TEXT = [...CONFIG_TEXT, 'diff', 'before', 'after', 'added', 'removed'];
-
 const getRefineSession = defineTool({
   name: 'get_refine_session',
   title: 'Get the refine session of an answer',
@@ -197,7 +194,6 @@ const getRefineSession = defineTool({
       : { active: true, ...(response as Record<string, unknown>) },
   output: session,
   list: { items: 'iterations', compact: compactIteration, more: 'Use view "full" for every field of each iteration.' },
-  untrusted: REVIEW_TEXT,
   errors: ERRORS,
 });
 
@@ -303,7 +299,6 @@ const waitForRefineSession = defineTool({
     timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('default 120'),
   }),
   handler: waitForRefine,
-  untrusted: REVIEW_TEXT,
   errors: ERRORS,
   taskSupport: 'optional',
 });

@@ -3,8 +3,8 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, UNTRUSTED_TEXT } from './common.js';
-import { pathDiff, renderHunks, type PathChange, type Quote } from './diff.js';
+import { defined } from './common.js';
+import { type PathChange, pathDiff, type Quote, renderHunks } from './diff.js';
 
 const ruleItem = z
   .object({
@@ -69,7 +69,6 @@ const listRuleVersions = defineTool({
     },
     more: 'Use view "full" for every field, or get_rule_version for one version.',
   },
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: ERRORS_400, 404: ERRORS_404_LIST },
 });
 
@@ -88,7 +87,6 @@ const getRuleVersion = defineTool({
     versions: Array.isArray(response) ? response : response === null || response === undefined ? [] : [response],
   }),
   output: z.object({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }).partial().passthrough(),
-  untrusted: UNTRUSTED_TEXT,
   errors: {
     400: ERRORS_400,
     404: 'the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule\'s versions)',

@@ -4,7 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, DOCUMENT_TEXT, PASS_THROUGH } from './common.js';
+import { defined, PASS_THROUGH } from './common.js';
 import { countOf, fieldOf } from './effects.js';
 
 /** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
@@ -179,7 +179,6 @@ const listProviderResources = defineTool({
   input: z.object({ provider: providerName }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
   transform: (resources, input) => ({ provider: input.provider, resources }),
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'the provider is not supported for discovery or not connected in this workspace' },
 });
 
@@ -222,12 +221,11 @@ const crawlLinks = defineTool({
   input: z
     .object({
       url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
-      maxLinks: z.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+      maxLinks: z.number().int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
   done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
-  untrusted: DOCUMENT_TEXT,
 });
 
 
@@ -302,7 +300,6 @@ const ingestSources = defineTool({
       };
     }
   },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check source (web or a connected provider) and that items are URLs with web and source ids otherwise' },
 });
 
@@ -316,7 +313,6 @@ const getSource = defineTool({
   input: z.object({ sourceId: idInput() }),
   route: { method: 'GET', path: '/v2/documents/public/{sourceId}' },
   output: sourceRecord,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: 'no source with this id in this workspace (ingest_sources and register_provider_resources return source ids; there is no list route)' },
 });
 
@@ -332,7 +328,6 @@ const waitTool = defineTool({
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),
-  untrusted: DOCUMENT_TEXT,
   taskSupport: 'optional',
 });
 

@@ -60,9 +60,6 @@ export interface PreviewContext extends ToolContext {
   read(toolName: string, input: Record<string, unknown>): Promise<{ value: unknown } | { failed: string }>;
 }
 
-/** Which result fields carry third-party text (customer messages, article bodies): marked as untrusted in text output. */
-export type UntrustedFields = readonly string[];
-
 export interface ListShape {
   /** Property of the result holding the items (a top-level array is wrapped by `transform` first). */
   items: string;
@@ -101,7 +98,6 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Zod schema of the structured result, when the spec documents the shape. */
   output?: z.ZodTypeAny;
   list?: ListShape;
-  untrusted?: UntrustedFields;
   errors?: ErrorHints;
   /** Route tools only: more work after the request succeeded (for example waiting for the jobs it queued). */
   after?: (response: unknown, input: z.output<Input>, context: ToolContext) => Promise<unknown>;

@@ -43,6 +43,22 @@ export function errorResult(tool: ToolDefinition, error: unknown, setting: Error
   return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error, setting)) }] };
 }
 
+/**
+ * A failure after the API answered the request with success: the outcome is what the transport
+ * saw, so the result says the request was sent and must not be sent again, whatever went wrong
+ * afterwards (an unreadable body, shaping, follow-up work such as waiting for jobs).
+ */
+export function sentResult(tool: ToolDefinition, status: number, error: unknown, setting: ErrorSetting): CallToolResult {
+  const write = tool.scope === 'write';
+  const after = error instanceof ApiError ? explain(tool, error, setting, false) : `svc-mcp could not show the response (${error instanceof Error ? error.message : String(error)})`;
+  const lines = [
+    `Sent; the API answered HTTP ${status}${write ? ', so the request was applied' : ''}.`,
+    `What failed afterwards: ${after}`,
+    ...(write ? ['Do not send it again; check the result with a list or get tool.'] : []),
+  ];
+  return { isError: true, content: [{ type: 'text', text: scrubSecrets(lines.join('\n')) }] };
+}
+
 export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: string): CallToolResult {
   return {
     isError: true,
@@ -50,7 +66,7 @@ export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: st
   };
 }
 
-function explain(tool: ToolDefinition, error: unknown, setting: ErrorSetting): string {
+function explain(tool: ToolDefinition, error: unknown, setting: ErrorSetting, judgeWrite = true): string {
   if (error instanceof ToolFailure) return error.message;
   if (!(error instanceof ApiError)) {
     return `${tool.name} failed inside svc-mcp: ${error instanceof Error ? error.message : String(error)}. Nothing suggests the API received a request; please report this.`;
@@ -58,7 +74,7 @@ function explain(tool: ToolDefinition, error: unknown, setting: ErrorSetting): s
   const quoted = quoteUntrusted(error.upstreamMessages);
   const lines = [headline(tool, error, setting)];
   if (quoted) lines.push(quoted);
-  if (tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
+  if (judgeWrite && tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
     lines.push(writeOutcome(error));
   }
   return lines.join('\n');

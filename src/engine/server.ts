@@ -3,6 +3,10 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { hashKey } from '../http/limiter.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { validationResult } from './errors.js';
+import { argumentProblems } from './inputs.js';
+import { isRecord } from './output.js';
 import { hasGateway, reachableTools, serverInstructions, sessionElicits, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
 import { registerPrompts } from './prompts.js';
@@ -25,9 +29,9 @@ export function createMcpServer(options: EngineOptions): McpServer {
       capabilities: {
         tools: { listChanged: false },
         logging: {},
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        ...(options.taskStore ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
-      taskStore: taskStoreForKey(options.taskStore, hashKey(options.apiKey)),
+      taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
       instructions: serverInstructions(catalog, config),
     },
   );
@@ -70,9 +74,33 @@ export function createMcpServer(options: EngineOptions): McpServer {
 
   registerResources(server, catalog, config, session.toolsByName, execute);
   registerPrompts(server, catalog, session.toolsByName);
+  guardConstructorArguments(server);
   return server;
 }
 
 function refusal(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/**
+ * The SDK's own tools/call schema (zod 4 records) cannot take arguments with a top-level
+ * `constructor` field: it refuses some with a raw schema dump and throws on others
+ * (`"constructor": null`), before any handler runs. Such a call is answered here as the pipeline
+ * answers every refusal: a tool error naming the field, nothing sent.
+ */
+function guardConstructorArguments(server: McpServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
+      if (params && isRecord(params.arguments) && Object.hasOwn(params.arguments, 'constructor')) {
+        const refusal = validationResult({ name: String(params.name) }, argumentProblems(params.arguments).join('\n'));
+        void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
+        return;
+      }
+      deliver?.(message, extra);
+    };
+  };
 }

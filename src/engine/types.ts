@@ -1,7 +1,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
@@ -37,8 +37,13 @@ export interface EngineOptions {
   elicitationAllowed?: boolean;
   /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
   spentTokens: SpentTokens;
-  /** Where MCP tasks live (per process, or Redis so that any node of a fleet serves them); shared by every session. */
-  taskStore: TaskStore;
+  /**
+   * Where MCP tasks live (per process, or Redis so that any node of a fleet serves them); shared by
+   * every session. `null`: no store a later request could reach (stateless HTTP without Redis, where the next
+   * request may land on another node), so task augmentation is refused rather than leaving a task
+   * id nobody can find while its work spends the key's budget.
+   */
+  taskStore: TaskStore | null;
   /** The tasks this process runs, for a draining node. */
   runningTasks: RunningTasks;
   /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */

@@ -26,6 +26,8 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Told before each retry, so a waiting user can see why the call is slow. */
   onRetry?: (notice: string) => void;
+  /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
+  onStatus?: (status: number) => void;
 }
 
 export interface RetryPolicy {
@@ -135,6 +137,7 @@ export class ApiClient {
       } catch (caught) {
         throw this.transportError(caught, request, redacted, timeout);
       }
+      request.onStatus?.(sent.statusCode);
       try {
         return { statusCode: sent.statusCode, text: await sent.body.text() };
       } catch (caught) {

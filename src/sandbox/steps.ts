@@ -243,6 +243,12 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
       error: `the sandbox calls only loopback URLs (127.0.0.1, localhost, ::1); ${target.host || url} was not called`,
     };
   }
+  if (isSandboxControl(target)) {
+    return {
+      success: false, status: null, response: null, data: {}, request,
+      error: 'the sandbox\'s control routes answer only the sandbox\'s own controls, never a data step; only /__sandbox/mock/ may be called',
+    };
+  }
   const hasBody = payload !== null && step.method !== 'GET' && step.method !== 'DELETE';
   let response: Response;
   try {
@@ -267,6 +273,17 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
     return { success: false, status: response.status, response: parsed, data: {}, error: `the call answered HTTP ${response.status}`, request };
   }
   return { success: true, status: response.status, response: parsed, data: extract(parsed, step.responseMapping), request };
+}
+
+/** A sandbox control path (keys, faults, request log), as decoded by any loopback sandbox; the mock store backend is the one exception. */
+function isSandboxControl(target: URL): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(target.pathname).toLowerCase();
+  } catch {
+    return true;
+  }
+  return path.startsWith('/__sandbox') && !path.startsWith('/__sandbox/mock/');
 }
 
 export function stepConfig(step: DataStep): StepConfig {

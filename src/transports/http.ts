@@ -20,7 +20,11 @@ import { instrumentTransport } from '../telemetry.js';
  *   brings none is served with SVC_API_KEY when one is configured, else refused with 401.
  * - Stateful (default): one McpServer per session, bound to the key that created it; a request on
  *   that session with another key (or none, when that resolves to another key) gets 403.
- * - Stateless (`--stateless`): a fresh McpServer and transport per POST, no elicitation.
+ * - Stateless (`--stateless`): a fresh McpServer and transport per POST, no elicitation, and no
+ *   task augmentation unless a shared task store is configured.
+ * - Sessions are capped in total (503) and per key (429), made only for a key of the right shape,
+ *   and closed after SVC_SESSION_IDLE_MS without a request. A call stops when its HTTP connection
+ *   or its session goes away (tasks excepted: they outlive the request by design).
  * - Drain (SIGTERM): /readyz turns 503 and new sessions (every stateless request) get 503, so a
  *   load balancer moves traffic elsewhere; calls and tasks in flight get SVC_DRAIN_MS to finish.
  */
@@ -28,11 +32,12 @@ import { instrumentTransport } from '../telemetry.js';
 const ENDPOINT = '/mcp';
 const HEALTH = '/healthz';
 const READY = '/readyz';
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Tasks still running are handed back this long before the drain ends (at most half of it), so a client awaiting one here still gets the answer. */
 const TASK_HANDBACK_MS = 2000;
-/** A session without any request for this long is closed. */
-const SESSION_IDLE_MS = 30 * 60_000;
+/** How often idle sessions are looked for, at most. */
+const SWEEP_EVERY_MS = 30_000;
+/** The cheap shape of a workspace key, checked before a session (about 80 KB of heap) is made for it. */
+const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /**
  * How a client brings its key, in every refusal that is about the key. The header is the only way:
@@ -62,6 +67,8 @@ export interface HttpServerHandle {
   url: string;
   port: number;
   sessions(): number;
+  /** Closes sessions idle longer than SVC_SESSION_IDLE_MS as of `now` (run every sweep; callable by tests). */
+  evictIdle(now?: number): void;
   /** Stops accepting, waits for calls in flight (bounded), closes sessions and the runtime. */
   shutdown(reason: string): Promise<void>;
 }
@@ -132,14 +139,15 @@ class HttpError extends Error {
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new HttpError(413, -32600, `Request body over ${maxBytes} bytes (SVC_MAX_MESSAGE_BYTES)`);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`);
+  if (declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   try {
@@ -147,6 +155,14 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new HttpError(400, -32700, 'Parse error: the body is not valid JSON');
   }
+}
+
+/** Ids of the JSON-RPC requests in a body: the calls to stop if the client goes away before they are answered. */
+function requestIds(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) =>
+    message && typeof message === 'object' && 'method' in message && 'id' in message && (typeof message.id === 'string' || typeof message.id === 'number') ? [message.id] : [],
+  );
 }
 
 function rpcMethods(body: unknown): string | undefined {
@@ -161,7 +177,7 @@ function requestKey(req: IncomingMessage, serverKey: string | undefined): { key?
   if (header === undefined || header.trim() === '') return { key: serverKey };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { invalid: `Unauthorized: the Authorization header is not "Bearer <key>"; ${KEY_HELP}` };
-  if (!match[1].startsWith('svc_')) return { invalid: `Unauthorized: the bearer token is not a workspace API key; ${KEY_HELP}` };
+  if (!KEY_SHAPE.test(match[1])) return { invalid: `Unauthorized: the bearer token is not a workspace API key (svc_ followed by 8-200 letters, digits, _ or -); ${KEY_HELP}` };
   return { key: match[1] };
 }
 
@@ -174,11 +190,21 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   }
   const serverKey = config.apiKey;
   const sessions = new Map<string, Session>();
+  /** Sessions open or being opened, per key hash: slots are taken before initialize is handled, so a burst cannot overshoot the caps. */
+  const slots = new Map<string, number>();
+  let slotsTaken = 0;
+  const releaseSlot = (keyHash: string) => {
+    slotsTaken--;
+    const left = (slots.get(keyHash) ?? 1) - 1;
+    if (left > 0) slots.set(keyHash, left);
+    else slots.delete(keyHash);
+  };
   let inFlight = 0;
   let draining = false;
   let port = config.httpPort;
 
-  const newServer = (apiKey: string, elicitationAllowed: boolean) => createMcpServer({ ...runtime, apiKey, elicitationAllowed });
+  const newServer = (apiKey: string, stateless: boolean) =>
+    createMcpServer({ ...runtime, apiKey, elicitationAllowed: !stateless, ...(stateless && !runtime.config.redisUrl ? { taskStore: null } : {}) });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, log: Record<string, unknown>): Promise<void> => {
     if (!hostAllowed(req.headers.host, port, config.allowedHosts)) {
@@ -206,7 +232,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     const method = req.method ?? 'GET';
     let body: unknown;
     if (method === 'POST') {
-      body = await readJson(req);
+      body = await readJson(req, config.maxMessageBytes);
       log.rpc = rpcMethods(body);
     }
 
@@ -218,7 +244,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       if (method !== 'POST') {
         return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
       }
-      const server = newServer(key, false);
+      const server = newServer(key, true);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close().catch(() => undefined);
@@ -239,9 +265,12 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       }
       session.lastSeen = Date.now();
       session.inFlight++;
+      const ids = requestIds(body);
       res.on('close', () => {
         session.inFlight--;
         session.lastSeen = Date.now();
+        // The client went away before its answers were written: its calls stop, as on cancellation.
+        if (!res.writableFinished) for (const id of ids) cancelCall(session.transport, id);
       });
       await session.transport.handleRequest(req, res, body);
       return;
@@ -250,7 +279,15 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     if (method !== 'POST' || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
       return rpcError(res, 400, -32000, 'Bad Request: no valid session id (send initialize first, then the Mcp-Session-Id header)');
     }
-    const server = newServer(key, true);
+    if (slotsTaken >= config.maxSessions) {
+      return rpcError(res, 503, -32000, `Too many sessions: this server holds at most ${config.maxSessions} (SVC_MAX_SESSIONS); close unused sessions (DELETE with the Mcp-Session-Id) or try again later`, { 'retry-after': '60' });
+    }
+    if ((slots.get(keyHash) ?? 0) >= config.maxSessionsPerKey) {
+      return rpcError(res, 429, -32000, `Too many sessions for this API key: at most ${config.maxSessionsPerKey} at once (SVC_MAX_SESSIONS_PER_KEY); close unused sessions (DELETE with the Mcp-Session-Id) or reuse one`, { 'retry-after': '60' });
+    }
+    slotsTaken++;
+    slots.set(keyHash, (slots.get(keyHash) ?? 0) + 1);
+    const server = newServer(key, false);
     let session: Session | undefined;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -261,10 +298,24 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         logger.info({ session: id, key: keyHash }, 'session opened');
       },
     });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      releaseSlot(keyHash);
+    };
     transport.onclose = () => {
+      release();
       if (session && sessions.delete(session.id)) logger.info({ session: session.id, key: keyHash }, 'session closed');
       void server.close().catch(() => undefined);
     };
+    // An initialize that did not open a session (refused, or the client left) gives its slot back.
+    res.on('close', () => {
+      if (!session) {
+        release();
+        void server.close().catch(() => undefined);
+      }
+    });
     await server.connect(transport);
     instrumentTransport(transport, 'tcp');
     await transport.handleRequest(req, res, body);
@@ -278,6 +329,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       transport: 'http',
       stateless: config.stateless,
       sessions: sessions.size,
+      maxSessions: config.maxSessions,
       ...(redis === undefined ? {} : { redis: redis ? 'ok' : 'unreachable' }),
       ...(draining ? { draining: true } : {}),
     });
@@ -324,12 +376,13 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   const hostForUrl = config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost;
   const url = `http://${hostForUrl}:${port}${ENDPOINT}`;
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
+  const evictIdle = (now = Date.now()) => {
+    const cutoff = now - config.sessionIdleMs;
     for (const session of sessions.values()) {
       if (session.inFlight === 0 && session.lastSeen < cutoff) void session.transport.close().catch(() => undefined);
     }
-  }, 60_000);
+  };
+  const sweep = setInterval(evictIdle, Math.min(SWEEP_EVERY_MS, config.sessionIdleMs));
   sweep.unref();
 
   let shutdownPromise: Promise<void> | undefined;
@@ -365,7 +418,12 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     { transport: 'http', url, stateless: config.stateless, readOnly: config.readOnly, confirm: config.confirm, sandbox: Boolean(runtime.sandbox), serverKey: Boolean(serverKey) },
     'svc-mcp ready',
   );
-  return { url, port, sessions: () => sessions.size, shutdown };
+  return { url, port, sessions: () => sessions.size, evictIdle, shutdown };
+}
+
+/** Stops one call of a session the way a client's `notifications/cancelled` would. */
+function cancelCall(transport: StreamableHTTPServerTransport, requestId: string | number): void {
+  transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
 }
 
 /** `SVC_TRANSPORT=http`: serve until SIGTERM or SIGINT, then drain and exit 0. */
