@@ -51,7 +51,8 @@ function buildListEntry(tool: ToolDefinition, confirmable: boolean): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: inputSchema as Tool['inputSchema'],
-    ...(tool.output ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
+    // A preview is not the write's documented result, and clients check every result against the schema (design sec. 9).
+    ...(tool.output && !confirmable ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
     annotations: annotationsOf(tool),
     ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
   };

@@ -173,7 +173,7 @@ async function callTool(run: RunToolArguments): Promise<CallToolResult> {
 
     let data: unknown;
     if (tool.route) {
-      const request = { ...buildRequest(tool, input), signal, onRetry: retryNotice(run) };
+      const request = { ...buildRequest(tool, input, options.config.providerNames), signal, onRetry: retryNotice(run) };
       if (needsConfirmation(tool, options.config.confirm)) {
         const decision = await confirm(run, request, engineArgs.data.confirm === true);
         if (decision) return decision;
@@ -216,9 +216,14 @@ export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unkn
   return { ok: true, value: result.data as Record<string, unknown> };
 }
 
-/** Fills `{param}`s (URL-encoded), then query and body fields, from validated input. */
-export function buildRequest(tool: ToolDefinition, input: Record<string, unknown>): ApiRequest {
+/** Fills `{param}`s (URL-encoded), then query and body fields, from validated input (provider kinds as their wire names). */
+export function buildRequest(tool: ToolDefinition, validated: Record<string, unknown>, providerNames: Partial<Record<string, string>> = {}): ApiRequest {
   const route = tool.route!;
+  const input = { ...validated };
+  for (const field of route.providerFields ?? []) {
+    const kind = input[field];
+    if (typeof kind === 'string') input[field] = providerNames[kind] ?? kind;
+  }
   const used = new Set<string>();
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     used.add(name);
@@ -300,7 +305,7 @@ function toolContext(run: RunToolArguments): ToolContext {
     async call(toolName, input) {
       const target = run.toolsByName.get(toolName);
       if (!target?.route) throw new Error(`internal: ${toolName} is not a route tool`);
-      return run.api.request({ ...buildRequest(target, input), signal: run.signal, onRetry: retryNotice(run) });
+      return run.api.request({ ...buildRequest(target, input, run.options.config.providerNames), signal: run.signal, onRetry: retryNotice(run) });
     },
   };
 }
