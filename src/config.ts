@@ -4,6 +4,10 @@ import path from 'node:path';
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
 
+/** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
+export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 export interface RateLimit {
   limit: number;
   windowMs: number;
@@ -29,6 +33,8 @@ export interface Config {
   exportDir: string;
   maxResultTokens: number;
   sandbox: boolean;
+  /** Wire name of each provider kind (SVC_PROVIDER_NAMES). */
+  providerNames: Record<ProviderKind, string>;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +70,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation falls back to confirm: true).', defaultText: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
+  { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
 ];
 
@@ -96,6 +103,22 @@ export function parseRateLimit(text: string): RateLimit {
 
 function parseList(text: string): string[] {
   return text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** `notes=a,wiki=b`: each kind's wire name; kinds not listed keep their own name, as the sandbox uses them. */
+export function parseProviderNames(text: string): Record<ProviderKind, string> {
+  const names = Object.fromEntries(PROVIDER_KINDS.map((kind) => [kind, kind])) as Record<ProviderKind, string>;
+  for (const entry of parseList(text)) {
+    const [kind, name] = entry.split('=').map((part) => part.trim());
+    if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: unknown provider kind "${kind}" (kinds: ${PROVIDER_KINDS.join(', ')})`);
+    }
+    if (!name || !/^[a-z][a-z0-9_-]*$/.test(name)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: the wire name of ${kind} must be a lowercase name (got "${name ?? ''}")`);
+    }
+    names[kind as ProviderKind] = name;
+  }
+  return names;
 }
 
 /**
@@ -169,6 +192,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
     maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
     sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
+    providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);

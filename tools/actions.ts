@@ -3,6 +3,7 @@ import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
+import { shape } from './shapes.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -140,6 +141,7 @@ const listActions = defineTool({
       }),
     more: 'Filter with kind, or read svc://actions.',
   },
+  output: shape({ kind: z.string(), count: z.number(), actions: z.array(shape({ id: z.string(), name: z.string(), kind: z.string() }, { botIds: z.array(z.string()) })) }),
   errors: { 500: 'the actions and attributes could not be loaded from storage; try again shortly' },
 });
 
@@ -149,7 +151,7 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for its schemas, add_data_step, assign_action_to_agents, test_action. Other fields are not documented and pass through.',
+    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation); name and alwaysGet are required as the spec\'s setup sequence names them. Then: update_action, add_data_step, assign_action_to_agents, test_action. Other fields: not documented, passed through.',
   input: z
     .object({
       name: nonBlank('Display name.'),
@@ -198,7 +200,7 @@ const addDataStep = defineTool({
       toolId: idInput('Owning action or attribute (list_actions, create_action).'),
       stepNumber: z.number().nullable().optional().describe('Run order, ascending.'),
       name: z.string().optional().describe('Step name.'),
-      url: stepUrl,
+      url: stepUrl.optional(),
       ...stepFields,
     })
     .passthrough(),
@@ -214,11 +216,12 @@ const assignAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Assigns an action or attribute (toolId from list_actions) to agents (botIds from list_agents) on channels. Only attribute assignments are enforced at runtime; actions run only from a rulebook tool node. Payload names are not documented.',
+    'Assigns an action or attribute (toolId from list_actions) to agents (botIds or botId, from list_agents) on channels. Only attribute assignments are enforced at runtime; actions run only from a rulebook tool node. Payload names are not documented: others pass through.',
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      botIds: idList('Agent ids (list_agents).').min(1, 'must list at least one agent'),
+      toolId: idInput('Action or attribute id (list_actions).').optional(),
+      botIds: idList('Agent ids (list_agents).').optional(),
+      botId: idInput('One agent id.').optional(),
       channels: idList('e.g. chat, email.').optional(),
     })
     .passthrough(),

@@ -2,40 +2,12 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
+import { shape } from './shapes.js';
 
-const text = z.string().nullable();
-const flag = z.boolean().nullable();
+/** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
+export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
 
-/** Article record (spec, Resources): every field optional so compact views validate too. */
-export const articleRecord = z
-  .object({
-    id: z.string(),
-    title: text,
-    mainKnowledge: text,
-    agentInstruction: text,
-    questions: z.array(z.unknown()).nullable(),
-    keywords: z.array(z.unknown()).nullable(),
-    escalation: flag,
-    misc: z.record(z.unknown()).nullable(),
-    active: flag,
-    public: flag,
-    parentFolderId: text,
-    companyId: text,
-    createdAt: text,
-    updatedAt: text,
-    version: z.number().nullable(),
-    isDraft: flag,
-    isDraftPublished: flag,
-    originalArticleId: text,
-    originalArticleVersion: z.number().nullable(),
-    createdBy: text,
-    updatedBy: text,
-    origin: text,
-  })
-  .partial()
-  .passthrough();
-
-const articleList = z.object({ articles: z.array(articleRecord) }).partial().passthrough();
+const articleList = shape({ articles: z.array(articleRecord) });
 
 const content = {
   title: z.string().optional(),
@@ -141,7 +113,7 @@ const publishDraft = defineTool({
   group: 'articles',
   scope: 'write',
   description:
-    'Publishes a draft: updates its original live article (version + 1) or creates a new live one, and returns it. Fields given (content, active, public) override the draft\'s. Draft ids from list_articles type draft.',
+    'Publishes a draft: updates its original live article (version + 1) or creates a new live one, and returns it. Fields given (content, active, public) override the draft\'s; whether a body is required is not shown. Draft ids from list_articles type draft.',
   input: z
     .object({
       articleId: idInput('Draft article id (list_articles type draft).'),
@@ -151,10 +123,11 @@ const publishDraft = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  output: articleRecord,
   untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
-    400: 'required article arrays must not be empty, and a draft is published only once',
+    400: 'required article arrays must not be empty',
   },
 });
 

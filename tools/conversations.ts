@@ -8,6 +8,7 @@ import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, timeInput } from '../src/engine/inputs.js';
 import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
+import { shape, successShape } from './shapes.js';
 
 const MAX_WINDOW_MS = 90 * DAY_MS;
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
@@ -20,7 +21,7 @@ const filters = {
   channel: z.array(channelEnum).min(1, 'must not be empty').optional(),
   question: searchText('Case-insensitive substring of customer messages (max 100 chars; no %, _ or control characters).').optional(),
   answer: searchText('Same rules, over the agent\'s answers. With question, both must match.').optional(),
-  csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5.'),
+  csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5 (name not shown in spec; sandbox\'s guess).'),
 };
 
 /** The upstream's defaults (since: now minus 7 days, until: now) made explicit, so the window rules can be checked before sending. */
@@ -47,50 +48,13 @@ const listInput = z
   })
   .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS));
 
-const attachment = z.object({ storageUrl: z.string(), storagePath: z.string(), originalUrl: z.string(), contentType: z.string(), expiresAt: z.number(), sizeBytes: z.number() }).partial().passthrough();
-const articleRef = z.object({ id: z.string(), title: z.string().optional(), documentUrl: z.string().nullable().optional() }).passthrough();
-const event = z
-  .object({
-    id: z.string(),
-    interactionId: z.string(),
-    createdAt: z.number(),
-    role: z.string(),
-    type: z.string(),
-    message: z.string().nullable(),
-    externalId: z.string().nullable(),
-    externalCreatedAt: z.number().nullable(),
-    csatRating: z.number().nullable(),
-    feedback: z.string().nullable(),
-    approved: z.boolean().nullable(),
-    resolved: z.boolean().nullable(),
-    attachments: z.array(attachment),
-    tags: z.array(z.object({ id: z.string(), name: z.string(), groupId: z.string().nullable() }).partial().passthrough()),
-    usedArticles: z.array(articleRef),
-  })
-  .partial()
-  .passthrough();
-const conversation = z
-  .object({
-    id: z.string(),
-    createdAt: z.number(),
-    externalCreatedAt: z.number().nullable(),
-    source: z.string(),
-    channel: z.string(),
-    status: z.string().nullable(),
-    externalId: z.string().nullable(),
-    url: z.string().nullable(),
-    subjectPreview: z.string().nullable(),
-    hasFeedback: z.boolean(),
-    resolved: z.boolean().nullable(),
-    userAttributes: z.record(z.unknown()).nullable(),
-    usedArticles: z.array(articleRef),
-    usedSubfolders: z.array(z.object({ id: z.string(), title: z.string() }).partial().passthrough()),
-    events: z.array(event),
-    eventCount: z.number(),
-    negativeFeedback: z.number(),
-  })
-  .partial()
-  .passthrough();
+/** Times are epoch ms upstream; views may show them as ISO text. */
+const time = z.union([z.number(), z.string()]);
+/** Items of both views: compact keeps these documented fields (events shrunk), full keeps every one. */
+const conversation = shape(
+  { id: z.string(), createdAt: time, source: z.string(), channel: z.string(), hasFeedback: z.boolean(), events: z.array(z.unknown()) },
+  { resolved: z.boolean().nullable(), subjectPreview: z.string().nullable() },
+);
 
 function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
   return defined({
@@ -141,7 +105,7 @@ const listConversations = defineTool({
     'Lists conversations with their events and feedback, newest first, one page at a time (window at most 90 days; default last 7 days). Use cursor with nextCursor for older pages. For longer windows or everything at once use export_conversations.',
   input: listInput,
   route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
-  output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
+  output: shape({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }),
   list: conversationList,
   untrusted: UNTRUSTED_TEXT,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
@@ -291,6 +255,7 @@ const generateAnswer = defineTool({
     }),
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
   transform: (events) => ({ events }),
+  output: shape({ events: z.array(shape({ id: z.string(), role: z.string(), type: z.string() }, { message: z.string().nullable(), usedArticles: z.array(z.unknown()) })) }),
   untrusted: UNTRUSTED_TEXT,
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
 });
@@ -309,6 +274,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional().describe('true thumbs up, false thumbs down, null clears.'),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  output: successShape,
   errors: {
     406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
     500: 'the event or conversation could not be loaded or updated',
@@ -325,6 +291,7 @@ const deleteConversation = defineTool({
   description: 'Permanently deletes one conversation and its events. The API reports success even for unknown ids, so check the id with list_conversations first.',
   input: z.object({ interactionId: idInput('Conversation id (from list_conversations).') }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  output: successShape,
   errors: { 500: 'a storage failure while deleting; the conversation may still exist' },
 });
 

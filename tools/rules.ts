@@ -3,29 +3,10 @@ import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, UNTRUSTED_TEXT } from './common.js';
+import { shape } from './shapes.js';
 
-const ruleItem = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    status: z.string(),
-    source: z.string().nullable(),
-    triggerType: z.string().nullable(),
-    botIds: z.array(z.string()),
-    flowConfig: z.record(z.unknown()),
-    version: z.number(),
-    versionId: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
-
-const ruleVersion = z
-  .object({ versionId: z.string(), version: z.number(), createdAt: z.string(), createdBy: z.string().nullable(), item: ruleItem, status: z.string(), active: z.boolean(), name: z.string() })
-  .partial()
-  .passthrough();
+/** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
+const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
 const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only) or a path parameter is empty';
 const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
@@ -58,7 +39,7 @@ const listRuleVersions = defineTool({
   input: z.object({ ruleId: idInput('Intent rule id (from the dashboard or a refine session change).') }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
-  output: z.object({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }).partial().passthrough(),
+  output: shape({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }),
   list: {
     items: 'versions',
     compact: (version) => {
@@ -85,7 +66,7 @@ const getRuleVersion = defineTool({
     versionId: input.versionId,
     versions: Array.isArray(response) ? response : response === null || response === undefined ? [] : [response],
   }),
-  output: z.object({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }).partial().passthrough(),
+  output: shape({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }),
   untrusted: UNTRUSTED_TEXT,
   errors: {
     400: ERRORS_400,

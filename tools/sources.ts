@@ -4,11 +4,16 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { NotFoundError } from '../src/http/errors.js';
 import { isRecord } from '../src/engine/output.js';
+import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
+import { shape } from './shapes.js';
 
-/** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
-export const PROVIDER_RULE = 'must be a lowercase provider name such as drive, notes, helpcenter or wiki';
-const providerName = z.string().regex(/^[a-z][a-z0-9-]*$/, PROVIDER_RULE);
+/**
+ * The spec names providers only by kind (`<notes>`, ...) and hides their wire names: tools take
+ * the kinds, and the route's `providerFields` sends them under SVC_PROVIDER_NAMES.
+ */
+const discoveryKind = z.enum(['notes', 'helpcenter', 'wiki'] as const satisfies readonly ProviderKind[]);
+const providerKind = z.enum(PROVIDER_KINDS);
 
 export function isHttpUrl(value: string): boolean {
   if (!/^https?:\/\//i.test(value)) return false;
@@ -33,23 +38,11 @@ const timeoutSeconds = z
   .optional()
   .describe(`Stop waiting after this many seconds (default ${DEFAULT_WAIT_SECONDS}, max ${MAX_WAIT_SECONDS}); unfinished ids are reported.`);
 
-export const sourceRecord = z
-  .object({
-    id: z.string(),
-    source: z.string(),
-    url: z.string(),
-    title: z.string(),
-    success: z.boolean(),
-    changed: z.boolean(),
-    linkedJobStatus: z.string(),
-    linkedKnowledgeId: z.string().nullable(),
-    error: z.string().nullable(),
-    paragraphs: z.array(z.unknown()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
+/** Source record (spec, Resources): linkedKnowledgeId, error and paragraphs are set only after a run. */
+const sourceRecord = shape(
+  { id: z.string(), source: z.string(), url: z.string(), title: z.string(), success: z.boolean(), linkedJobStatus: z.string() },
+  { error: z.string().nullable(), paragraphs: z.array(z.unknown()) },
+);
 
 // ---------------------------------------------------------------------------
 // Waiting for ingestion jobs
@@ -174,10 +167,11 @@ const listProviderResources = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Step 1 of importing from a connected provider: lists its resources not yet imported (empty means nothing new). provider is a lowercase name; discovery covers notes, helpcenter and wiki (drive sources are ingested by id, not discovered). Then register_provider_resources.',
-  input: z.object({ provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.') }),
-  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
+    'Step 1 of importing from a connected provider: lists its resources not yet imported (empty means nothing new). Discovery covers notes, helpcenter and wiki (drive sources are ingested by id). Then register_provider_resources.',
+  input: z.object({ provider: discoveryKind.describe('Provider kind; sent under its SVC_PROVIDER_NAMES wire name.') }),
+  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}', providerFields: ['provider'] },
   transform: (resources, input) => ({ provider: input.provider, resources }),
+  output: shape({ provider: z.string(), resources: z.array(shape({}, { title: z.string(), externalId: z.string(), originalUrl: z.string() })) }),
   untrusted: DOCUMENT_TEXT,
   errors: { 400: 'the provider is not supported for discovery or not connected in this workspace' },
 });
@@ -201,10 +195,11 @@ const registerProviderResources = defineTool({
   description:
     'Step 2: registers resources from list_provider_resources as sources (creates or updates records; does not ingest). Each needs originalUrl, title, externalId, mimeType. Pass the returned addedDocumentIds/updatedDocumentIds to ingest_sources with source = the provider.',
   input: z.object({
-    provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.'),
+    provider: providerKind.describe('Provider kind; sent under its SVC_PROVIDER_NAMES wire name.'),
     resources: z.array(resource).describe('Resources as list_provider_resources returned them (mimeType added where missing).'),
   }),
-  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'] },
+  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
+  output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
   errors: { 400: 'the provider is unsupported or not connected, or a resource misses originalUrl, title, externalId or mimeType' },
 });
 
@@ -230,10 +225,9 @@ const crawlLinks = defineTool({
 const ingestInput = z
   .object({
     source: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*$/, 'must be web or a lowercase provider name such as drive, notes, helpcenter or wiki')
+      .enum(['web', ...PROVIDER_KINDS])
       .default('web')
-      .describe('web (default; items are page URLs) or the provider of the sources (items are source ids), e.g. notes, helpcenter, wiki, drive.'),
+      .describe('web (default; items are page URLs) or the provider kind of the sources (items are source ids).'),
     documentIdsToAdd: idList('Items to ingest for the first time: URLs with web, source ids (from register_provider_resources) otherwise.').optional(),
     documentIdsToRefresh: idList('Items to re-process; same kinds of values.').optional(),
     english: z.boolean().optional().describe('English-specific processing (default true).'),
@@ -279,7 +273,8 @@ const ingestSources = defineTool({
   description:
     'Queues ingestion jobs: web page URLs (source web, the default) or source ids of a provider. Returns job and source ids at once; with wait true it also waits for the jobs (progress, timeoutSeconds) like wait_for_sources. Failures show in each source\'s error.',
   input: ingestInput,
-  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'] },
+  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
+  output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
   after: async (response, input, context) => {
     if (!input.wait) return response;
     const ids = queuedSourceIds(response);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { nonBlank } from './common.js';
+import { shape } from './shapes.js';
 
 const createTag = defineTool({
   name: 'create_tag',
@@ -16,6 +17,7 @@ const createTag = defineTool({
     tagDescription: z.string().optional().describe('What the tag means.'),
   }),
   route: { method: 'POST', path: '/v2/tag-groups/{tagGroupId}/tags/public', body: ['tagName', 'tagDescription'] },
+  output: shape({ id: z.string(), createdAt: z.string(), tagGroupId: z.string(), tagName: z.string() }, { tagDescription: z.string() }),
   errors: {
     400: 'tagName must not be empty',
     500: 'a tag group that is probably unknown (or not a custom group of this workspace); check tagGroupId in the dashboard',

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './common.js';
+import { shape } from './shapes.js';
 
 export const MAX_CASE_IDS = 200;
 
-/** Unique case UUIDs, 1 to 200: each bad or repeated entry is named by its index. */
+/** Unique case UUIDs, at most 200 (the spec sets no minimum): each bad or repeated entry is named by its index. */
 export const caseIdsInput = z
   .array(z.string())
-  .min(1, 'must list at least one case id')
   .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
   .superRefine((ids, context) => {
     const first = new Map<string, number>();
@@ -22,7 +22,7 @@ export const caseIdsInput = z
       else first.set(key, index);
     });
   })
-  .describe('Case UUIDs to attach: unique, 1-200, all of the group\'s agent.');
+  .describe('Case UUIDs to attach: unique, at most 200, all of the group\'s agent.');
 
 const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
@@ -37,6 +37,10 @@ const addCases = defineTool({
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  output: shape(
+    { id: z.string(), botId: z.string(), name: z.string(), revision: z.number(), caseCount: z.number(), linkedCases: z.array(shape({ id: z.string() })) },
+    { criteria: z.array(z.unknown()), impactToken: z.string() },
+  ),
   errors: {
     400: 'a case does not exist, belongs to another agent than the group, or would exceed 50 effective criteria',
     404: 'no criteria group with this id in the workspace (group ids come from the dashboard)',
@@ -63,8 +67,9 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  output: shape({ id: z.string(), testSetId: z.string(), status: z.string(), result: z.unknown() }, { createdBy: z.string().nullable() }),
   errors: {
-    400: 'check ruleExecutionMode (reuse, simulate, execute) and that promptVersionId is a prompt version of this workspace',
+    400: 'check ruleExecutionMode (reuse, simulate, execute); promptVersionId goes only with simulate or execute',
     404: 'no test set with this id in the workspace (test set ids come from the dashboard)',
   },
 });
