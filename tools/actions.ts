@@ -151,7 +151,7 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation); name and alwaysGet are required as the spec\'s setup sequence names them. Then: update_action, add_data_step, assign_action_to_agents, test_action. Other fields: not documented, passed through.',
+    'Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required: the spec setup, step 1, names them. Then update_action, add_data_step, assign_action_to_agents, test_action. Other fields: not documented, passed through.',
   input: z
     .object({
       name: nonBlank('Display name.'),
