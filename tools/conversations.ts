@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
-import { idInput, timeInput } from '../src/engine/inputs.js';
+import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
 import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './shapes.js';
@@ -25,7 +25,7 @@ const filters = {
 };
 
 /** The upstream's defaults (since: now minus 7 days, until: now) made explicit, so the window rules can be checked before sending. */
-function window(input: { since?: number; until?: number }, now = Date.now()): { since: number; until: number } {
+function window(input: { since?: number; until?: number }, now = clockNow()): { since: number; until: number } {
   return { since: input.since ?? now - DEFAULT_WINDOW_MS, until: input.until ?? now };
 }
 
@@ -46,7 +46,9 @@ const listInput = z
     cursor: z.string().min(1).optional().describe('nextCursor or prevCursor of a previous page.'),
     direction: z.enum(['next', 'previous']).optional().describe('With cursor: next = older (default), previous = newer.'),
   })
-  .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS));
+  .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS))
+  // A since without until is measured against this call's clock, not the API's later one.
+  .transform((input) => (input.since !== undefined && input.until === undefined ? { ...input, until: clockNow() } : input));
 
 /** Times are epoch ms upstream; views may show them as ISO text. */
 const time = z.union([z.number(), z.string()]);

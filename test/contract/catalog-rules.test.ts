@@ -4,7 +4,8 @@
  * through to the request.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRequest, validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
 import { jsonSchemaOf } from '../../src/engine/schema.js';
 import { catalog } from '../../tools/index.js';
 

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildRequest, validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
