@@ -7,7 +7,7 @@ export function buildRequest(tool: ToolDefinition, validated: Record<string, unk
   const input = { ...validated };
   for (const field of route.providerFields ?? []) {
     const kind = input[field];
-    if (typeof kind === 'string') input[field] = providerNames[kind] ?? kind;
+    if (typeof kind === 'string' && Object.hasOwn(providerNames, kind)) input[field] = providerNames[kind];
   }
   const used = new Set<string>();
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
