@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -19,6 +20,8 @@ export interface Config {
   toolsets: 'all' | string[];
   readOnly: boolean;
   confirm: ConfirmMode;
+  /** Binds confirmation tokens; shared by every node of a fleet so a token from one node sends on another. */
+  confirmSecret: string;
   rateLimit: RateLimit;
   redisUrl?: string;
   defaultBotId?: string;
@@ -57,6 +60,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, or "all".', defaultText: 'all' },
   { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', defaultText: 'false' },
   { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
+  { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens to their request, key and expiry; shared by every node of a fleet. Prefer the environment: flags show in process lists.', defaultText: 'random per process' },
   { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', defaultText: '100/60s' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
@@ -67,7 +71,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', defaultText: '3000' },
   { env: 'SVC_ALLOWED_HOSTS', flag: '--allowed-hosts', value: 'LIST', help: 'Extra Host header values accepted over HTTP (needed when bound to a non-loopback address).', defaultText: 'loopback names only' },
   { env: 'SVC_ALLOWED_ORIGINS', flag: '--allowed-origins', value: 'LIST', help: 'Origin header values accepted over HTTP.', defaultText: 'none besides loopback' },
-  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation falls back to confirm: true).', defaultText: 'false' },
+  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', defaultText: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
   { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
@@ -178,6 +182,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     toolsets,
     readOnly: parseBoolean('SVC_READ_ONLY', text('SVC_READ_ONLY') ?? 'false'),
     confirm: confirm as ConfirmMode,
+    confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
     rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s'),
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),

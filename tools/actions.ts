@@ -4,6 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
 import { shape } from './shapes.js';
+import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -160,6 +161,7 @@ const createAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
+  done: (data, input) => `${input.alwaysGet ? 'Attribute' : 'Action'} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
   errors: { 400: 'name must be non-empty and alwaysGet a boolean' },
 });
 
@@ -181,6 +183,7 @@ const updateAction = defineTool({
     })
     .passthrough(),
   route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
     400: 'check the schema fields: types string/number/boolean/array/object/date, sources metadata/jwt/apiResponse, apiResponse paths "<stepId>.<key>"',
     404: STEP_ERRORS[404],
@@ -205,9 +208,13 @@ const addDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
+  done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
   untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
+
+/** The agents of an assignment, whether given as botIds or botId. */
+const agentIdsOf = (input: { botIds?: string[]; botId?: string }) => [...(input.botIds ?? []), ...(input.botId ? [input.botId] : [])];
 
 const assignAction = defineTool({
   name: 'assign_action_to_agents',
@@ -226,6 +233,11 @@ const assignAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
+  preview: (input, context) =>
+    input.toolId
+      ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)
+      : Promise.resolve(['No toolId given: this payload is not documented, so it is sent as written and the API decides.']),
+  done: (_data, input) => `${input.toolId ?? 'The action'} assigned to ${agentIdsOf(input).length} agent(s); next: test_action to check what they will get.`,
   errors: { 404: 'the action/attribute or an agent was not found (list_actions and list_agents give valid ids)', 500: STEP_ERRORS[500] },
 });
 
@@ -244,6 +256,7 @@ const testAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
+  done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
   untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
@@ -266,6 +279,7 @@ const testDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
+  done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });

@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
+import { isRecord } from '../src/engine/output.js';
+import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
+import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
 import { shape } from './shapes.js';
+import { fieldOf } from './effects.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
 export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
@@ -63,10 +68,20 @@ const getArticles = defineTool({
   description: 'Reads whole articles (live or draft) by id, with body, instructions, questions and keywords. The only way to read one article; ids from list_articles. Unknown ids are left out.',
   input: z.object({ articleIds: idList('Article ids.') }),
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
-  transform: (articles) => ({ articles }),
+  transform: (articles, input) => withNotFound(articles, input.articleIds),
   output: articleList,
   untrusted: DOCUMENT_TEXT,
 });
+
+/** The API leaves unknown ids out silently: the result names them. */
+function withNotFound(response: unknown, requested: string[]): Record<string, unknown> {
+  const articles = Array.isArray(response) ? response : [];
+  const found = new Set(articles.filter(isRecord).map((article) => String(article.id)));
+  const notFound = requested.filter((id) => !found.has(id));
+  if (notFound.length === 0) return { articles };
+  const which = articles.length ? `${notFound.length} of ${requested.length} ids` : 'None of the ids';
+  return { articles, notFound, note: `${which} matched no article in this workspace (list_articles lists live ids; type draft lists drafts).` };
+}
 
 const createArticle = defineTool({
   name: 'create_article',
@@ -76,6 +91,7 @@ const createArticle = defineTool({
   description: `Creates an article in a folder (parentFolderId from list_folders). Agents answer from it once its folder is assigned to them (assign_folders_to_agent). ${NOT_DOCUMENTED}`,
   input: z.object({ ...content, parentFolderId: z.string().optional().describe('Folder id (list_folders).') }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
+  done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -89,6 +105,8 @@ const updateArticle = defineTool({
   description: `Changes fields of an article at once (its version increases). To review a change before it goes live, use create_article_draft then publish_article_draft. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
+  preview: previewUpdate,
+  done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
 });
@@ -101,6 +119,9 @@ const createDraft = defineTool({
   description: `Creates a draft from a live article (records originalArticleId and version); the live article is unchanged until publish_article_draft. Fields given replace the draft's. ${NOT_DOCUMENTED}`,
   input: z.object({ articleId: idInput('Live article id (list_articles).'), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
+  preview: previewCreateDraft,
+  done: (data, input) =>
+    `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
 });
@@ -124,6 +145,8 @@ const publishDraft = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
   output: articleRecord,
+  preview: previewPublish,
+  done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
   untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
@@ -140,6 +163,8 @@ const moveArticle = defineTool({
   description: 'Moves an article into another folder; agents see it through that folder\'s assignments. Payload shape is not documented: parentFolderId shown; others pass through.',
   input: z.object({ articleId: idInput('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
+  preview: previewMoveArticle,
+  done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
 });
@@ -154,13 +179,43 @@ const deleteArticle = defineTool({
   description: 'Permanently deletes one article (live or draft); agents stop answering from it. Ids from list_articles.',
   input: z.object({ articleId: idInput('Article id (list_articles).') }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
+  preview: previewDeleteArticle,
+  done: (_data, input) => `Article ${input.articleId} deleted permanently.`,
   errors: { 404: NOT_FOUND },
+});
+
+async function compareDraft(input: { draftArticleId: string }, context: ToolContext): Promise<unknown> {
+  const id = input.draftArticleId;
+  const pair = (await loadDraftPairs(context, [id])).get(id);
+  if (!pair) throw new ToolFailure(`No article ${id} in this workspace; list_articles with type "draft" lists draft ids.`);
+  if (pair.draft.isDraft !== true) throw new ToolFailure(`${id} is a live article, not a draft; list_articles with type "draft" lists drafts (create_article_draft makes one).`);
+  const comparison = compareArticle(pair.draft, pair.live);
+  const folder = comparison.fields.find((field) => field.field === 'parentFolderId');
+  if (folder) {
+    const listed = await context.call('list_folders', {});
+    const names = new Map((Array.isArray(listed) ? listed : []).filter(isRecord).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
+    folder.beforeName = names.get(String(folder.before));
+    folder.afterName = names.get(String(folder.after));
+  }
+  return comparison;
+}
+
+const compareArticleDraft = defineTool({
+  name: 'compare_article_draft',
+  title: 'Compare a draft with its live article',
+  group: 'articles',
+  scope: 'read',
+  description:
+    'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, active, public, folder; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
+  input: z.object({ draftArticleId: idInput('Draft article id.') }),
+  handler: compareDraft,
+  text: renderArticleComparison,
 });
 
 export const articles: ToolGroup = {
   name: 'articles',
   description: 'Knowledge articles, live and draft: read, write, draft, publish, move, delete.',
-  tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle],
+  tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle, compareArticleDraft],
   resources: [
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
     { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { defined } from './common.js';
+import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder } from './effects.js';
 
 const NOT_DOCUMENTED = 'Payload shape is not documented:';
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
@@ -35,6 +36,7 @@ const createFolder = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest' },
+  done: (data) => `Folder ${fieldOf(data, 'id')} created; next: assign_folders_to_agent so agents answer from it, create_article to fill it.`,
   errors: { 400: 'check name and that parentFolderId is a folder of this workspace (list_folders)' },
 });
 
@@ -47,6 +49,7 @@ const updateFolder = defineTool({
   description: `Changes a folder's fields, such as its name; to move it use move_folder. ${NOT_DOCUMENTED} name shown; others pass through.`,
   input: z.object({ folderId: idInput('Folder id (list_folders).'), name: z.string().optional().describe('New name.') }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
+  done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
 });
 
@@ -64,6 +67,8 @@ const moveFolder = defineTool({
     })
     .passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest' },
+  preview: previewMoveFolder,
+  done: (_data, input) => `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
   errors: { 404: NOT_FOUND, 400: 'the target must be a folder of this workspace outside the moved folder\'s own subtree' },
 });
 
@@ -77,6 +82,8 @@ const deleteFolder = defineTool({
   description: 'Permanently deletes a folder and its agent assignments. Move or delete its articles and subfolders first (list_articles, move_article).',
   input: z.object({ folderId: idInput('Folder id (list_folders).') }),
   route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
+  preview: previewDeleteFolder,
+  done: (_data, input) => `Folder ${input.folderId} deleted permanently with its agent assignments.`,
   errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
 });
 
@@ -94,6 +101,8 @@ const assignFolders = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },
+  preview: previewAssignFolders,
+  done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${fieldOf(data, 'added')} assignment(s) added); next: generate_answer to try it.`,
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { DOCUMENT_TEXT } from './common.js';
+import { countOf, fieldOf } from './effects.js';
 
 /**
  * The knowledge routes are known by method and path only (spec: payloads "not shown"). Each tool
@@ -24,6 +25,7 @@ const initializeTree = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
+  done: (data) => `Tree ${fieldOf(data, 'treeId')} proposed (${countOf(data, 'folders')} folder(s)); next: review it, then persist_knowledge_tree with this treeId.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
@@ -41,6 +43,7 @@ const persistTree = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
+  done: (data) => `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
   untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
@@ -58,6 +61,7 @@ const generateKnowledge = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest' },
+  done: (data) => `Knowledge job ${fieldOf(data, 'id')} started for source ${fieldOf(data, 'documentId')}; next: get_knowledge_jobs_status with jobIds [${fieldOf(data, 'id')}].`,
   errors: { 400: 'check the source id (ingest_sources returns it) and the folder id (list_folders)' },
 });
 
@@ -74,6 +78,7 @@ const generateBulk = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest' },
+  done: (data) => `${countOf(data, 'jobs')} knowledge job(s) started; next: get_knowledge_jobs_status with their ids.`,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
 

@@ -7,6 +7,7 @@ import { isRecord } from '../src/engine/output.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
 import { shape } from './shapes.js';
+import { countOf, fieldOf } from './effects.js';
 
 /**
  * The spec names providers only by kind (`<notes>`, ...) and hides their wire names: tools take
@@ -200,6 +201,8 @@ const registerProviderResources = defineTool({
   }),
   route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
   output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
+  done: (data, input) =>
+    `${countOf(data, 'addedDocumentIds')} source(s) added and ${countOf(data, 'updatedDocumentIds')} updated for ${input.provider}; next: ingest_sources with source ${input.provider} and those ids.`,
   errors: { 400: 'the provider is unsupported or not connected, or a resource misses originalUrl, title, externalId or mimeType' },
 });
 
@@ -218,6 +221,7 @@ const crawlLinks = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
+  done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
   untrusted: DOCUMENT_TEXT,
 });
 
@@ -275,6 +279,7 @@ const ingestSources = defineTool({
   input: ingestInput,
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
   output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
+  done: (data) => `${countOf(data, 'jobs')} ingestion job(s) queued; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`,
   after: async (response, input, context) => {
     if (!input.wait) return response;
     const ids = queuedSourceIds(response);

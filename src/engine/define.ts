@@ -51,6 +51,14 @@ export interface ToolContext {
   local: boolean;
 }
 
+/** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines). */
+export interface PreviewContext extends ToolContext {
+  /** Wraps text written by customers or document authors so the reader treats it as data. */
+  quote(value: unknown): string;
+  /** Like `call`, but a failed read comes back as a short trusted reason (`not found, 404`) instead of throwing. */
+  read(toolName: string, input: Record<string, unknown>): Promise<{ value: unknown } | { failed: string }>;
+}
+
 /** Which result fields carry third-party text (customer messages, article bodies): marked as untrusted in text output. */
 export type UntrustedFields = readonly string[];
 
@@ -96,6 +104,14 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
    */
   text?: (data: unknown, quote: (value: unknown) => string) => string;
+  /**
+   * Writes that need confirmation: what the request will do, one line each, read from the target
+   * through `context.call` (same limiter) before the user is asked. Shown above the exact request.
+   * A read that fails is reported as a line, never thrown: the preview must not block the write.
+   */
+  preview?: (input: z.output<Input>, context: PreviewContext) => Promise<string[]>;
+  /** Writes: the line that opens a successful result, with the affected or new id and the natural next step. */
+  done?: (data: unknown, input: z.output<Input>) => string;
   /** Long jobs that may run as MCP tasks. */
   taskSupport?: 'optional';
 }

@@ -14,7 +14,8 @@ const ENGINE_FIELDS = ['view', 'confirm'];
 
 const engineOptionsSchema = z.object({
   view: z.enum(['compact', 'full']).optional(),
-  confirm: z.boolean().optional(),
+  /** A confirmToken from a preview sends; `true` is accepted but only previews. */
+  confirm: z.union([z.boolean(), z.string().trim().min(1, 'must be the confirmToken of a preview')]).optional(),
 });
 
 /**
@@ -47,7 +48,7 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
     if (tool.route) {
       const request = { ...buildRequest(tool, input, config.providerNames), signal, onRetry: retryNotice(run) };
       if (needsConfirmation(tool, config.confirm)) {
-        const decision = await confirmGate(run, request, engineArgs.data.confirm === true);
+        const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
         if (decision) return decision;
       }
       data = await run.session.api.request(request);
@@ -61,11 +62,21 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
       list: tool.list,
       untrusted: tool.untrusted,
       text: tool.text,
+      heading: doneLine(tool, data, input),
       capChars: config.maxResultTokens * 4,
       structured: true,
     });
   } catch (error) {
     return errorResult(tool, error);
+  }
+}
+
+/** A heading that cannot fail: the write already happened, so a surprising response shape must not turn it into an error. */
+function doneLine(tool: ToolDefinition, data: unknown, input: Record<string, unknown>): string | undefined {
+  try {
+    return tool.done?.(data, input);
+  } catch {
+    return undefined;
   }
 }
 

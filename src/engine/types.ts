@@ -32,6 +32,8 @@ export interface EngineOptions {
   elicitationAllowed?: boolean;
   /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
   spentTokens: SpentTokens;
+  /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */
+  now?: () => number;
 }
 
 /** One session's view of the engine: what every stage of a call may read. */

@@ -147,8 +147,12 @@ describe('each tool reaches its route', () => {
       `GET /v2/hc-rules/${rule}/versions/public`,
       `GET /v2/hc-rules/${rule}/versions/v2/public`,
       `GET /v2/replays/${sandbox.seed.replay}/public`,
-      `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
-      `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
+      // Each session read also reads its proposed draft and the live article, to show the diff.
+      ...Array.from({ length: 2 }, () => [
+        `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
+        'POST /v2/hc-articles/ids/public',
+        'POST /v2/hc-articles/ids/public',
+      ]).flat(),
     ]);
   });
 
@@ -384,7 +388,8 @@ describe('confirmation under SVC_CONFIRM=destructive', () => {
     expect(JSON.stringify(secretPreview)).not.toContain(SECRET_WRAPPED);
     expect(apiRequests(sandbox)).toHaveLength(0);
 
-    const sent = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: true });
+    const { confirmToken } = preview.structuredContent as { confirmToken: string };
+    const sent = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: confirmToken });
     expect(sent.structuredContent).toMatchObject({ status: 'running' });
     const tag = await call(guarded, 'create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'no-confirm-needed' });
     expect(tag.structuredContent).toMatchObject({ tagName: 'no-confirm-needed' });
@@ -402,7 +407,7 @@ describe('resources and prompts', () => {
     expect(await text(`svc://rules/${sandbox.seed.rules.whereIsMyOrder}/versions`)).toContain('PUBLISHED');
     expect(await text(`svc://rules/${sandbox.seed.rules.whereIsMyOrder}/versions/v1`)).toContain('flowConfig');
     expect(await text(`svc://replays/${sandbox.seed.replay}`)).toContain(sandbox.seed.negativeConversation);
-    expect(await text(`svc://refine/${sandbox.seed.negativeConversation}/${sandbox.seed.negativeEvent}`)).toContain('latestIteration');
+    expect(await text(`svc://refine/${sandbox.seed.negativeConversation}/${sandbox.seed.negativeEvent}`)).toContain('draftReview');
     const templates = (await server.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
     expect(templates).toEqual(expect.arrayContaining(['svc://rules/{ruleId}/versions', 'svc://rules/{ruleId}/versions/{versionId}', 'svc://replays/{replayId}', 'svc://refine/{interactionId}/{eventId}']));
   });

@@ -161,7 +161,7 @@ describe('conversations and agents over stdio', () => {
     expect(summary.complete).toBe(true);
     expect(summary.count).toBeGreaterThan(10);
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    const windows = apiRequests(sandbox).map((request) => Number(request.query.until) - Number(request.query.since));
+    const windows = apiRequests(sandbox).filter((request) => request.path === '/v2/hc-interactions/public').map((request) => Number(request.query.until) - Number(request.query.since));
     expect(Math.max(...windows)).toBeLessThanOrEqual(90 * 86_400_000);
 
     const capped = (await call(server, 'export_conversations', { since: '200d', maxConversations: 4 })).structuredContent as { count: number; complete: boolean };
@@ -224,7 +224,7 @@ describe('authentication failures', () => {
 });
 
 describe('confirmation', () => {
-  it('previews a delete without confirm: true, sends it once with it', async () => {
+  it('previews a delete, sends it once with the preview\'s confirmToken', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {
       const preview = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete' });
@@ -232,7 +232,8 @@ describe('confirmation', () => {
       expect(textOf(preview)).toContain('nothing was sent');
       expect(textOf(preview)).toContain('DELETE /v2/hc-interactions/conv-to-delete/public');
       expect(apiRequests(sandbox)).toHaveLength(0);
-      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: true });
+      const { confirmToken } = preview.structuredContent as { confirmToken: string };
+      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: confirmToken });
       expect(sent.structuredContent).toMatchObject({ success: true });
       expect(apiRequests(sandbox).filter((request) => request.method === 'DELETE')).toHaveLength(1);
     } finally {
@@ -325,7 +326,7 @@ describe('toolsets', () => {
     const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_TOOLSETS: 'agents,articles' }) });
     try {
       const tools = (await client.client.listTools()).tools.map((tool) => tool.name);
-      expect(tools.sort()).toEqual(['create_article', 'create_article_draft', 'delete_article', 'get_articles', 'list_agents', 'list_articles', 'move_article', 'publish_article_draft', 'update_article']);
+      expect(tools.sort()).toEqual(['compare_article_draft', 'create_article', 'create_article_draft', 'delete_article', 'get_articles', 'list_agents', 'list_articles', 'move_article', 'publish_article_draft', 'update_article']);
       const resources = (await client.client.listResources()).resources.map((resource) => resource.uri);
       expect(resources).toEqual(expect.arrayContaining(['svc://guide', 'svc://agents', 'svc://articles/live']));
       expect(resources).not.toContain('svc://actions');

@@ -181,7 +181,7 @@ describe('Streamable HTTP transport', () => {
     expect(apiRequests(sandbox).every((entry) => entry.keyName === 'admin')).toBe(true);
   }, 20_000);
 
-  it('falls back to preview and confirm: true in stateless mode', async () => {
+  it('falls back to a preview and its confirmToken in stateless mode', async () => {
     const asked: string[] = [];
     const client = await connect(stateless, {
       elicit: (message) => {
@@ -195,9 +195,10 @@ describe('Streamable HTTP transport', () => {
     const preview = await call(client, 'delete_conversation', { interactionId: id });
     expect(preview.isError).toBeFalsy();
     expect(preview.structuredContent).toMatchObject({ sent: false });
-    expect(textOf(preview)).toContain('"confirm": true');
+    const { confirmToken } = preview.structuredContent as { confirmToken: string };
+    expect(textOf(preview)).toContain(`"confirm": "${confirmToken}"`);
     expect(apiRequests(sandbox)).toHaveLength(0);
-    const confirmed = await call(client, 'delete_conversation', { interactionId: id, confirm: true });
+    const confirmed = await call(client, 'delete_conversation', { interactionId: id, confirm: confirmToken });
     expect(confirmed.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((entry) => `${entry.method} ${entry.path}`)).toEqual([`DELETE /v2/hc-interactions/${id}/public`]);
     expect(asked).toEqual([]);

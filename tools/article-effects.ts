@@ -1,0 +1,202 @@
+import type { PreviewContext } from '../src/engine/define.js';
+import { canonicalJson } from '../src/engine/tokens.js';
+import { listChanges, textDiff } from './diff.js';
+import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
+
+/** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
+const MAX_LINES_PER_FIELD = 24;
+
+const TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as const;
+const LIST_FIELDS = ['questions', 'keywords'] as const;
+const FLAG_FIELDS = ['active', 'public', 'escalation'] as const;
+/** The article fields a write may set; everything else in the input is an id or an engine option. */
+export const CONTENT_FIELDS = ['title', ...TEXT_FIELDS, ...LIST_FIELDS, ...FLAG_FIELDS, 'misc', 'parentFolderId'] as const;
+
+/** The article as it will be after a write that sets the content fields given in `input`. */
+export function withChanges(article: Item, input: Item): Item {
+  const changes = Object.fromEntries(CONTENT_FIELDS.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));
+  return { ...article, ...changes };
+}
+
+/**
+ * Field-level changes from one article state to another, one entry per field: title and flags as
+ * old -> new, bodies as a line diff, questions and keywords as added and removed items.
+ */
+export function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
+  const { quote } = context;
+  const changes: string[] = [];
+  // A new article (no before) is listed whole: values rather than changes.
+  const change = (field: string, show: (value: unknown) => string) =>
+    before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`;
+  if (differs(before.title, after.title)) changes.push(change('title', quote));
+  for (const field of FLAG_FIELDS) {
+    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, String));
+  }
+  if (after.parentFolderId !== undefined && differs(before.parentFolderId, after.parentFolderId)) {
+    const folder = (id: unknown) => (folders ? named(context, folders, id) : String(id));
+    changes.push(`folder: ${folder(before.parentFolderId)} -> ${folder(after.parentFolderId)}`);
+  }
+  for (const field of TEXT_FIELDS) {
+    const lines = bodyDiff(context, text(before[field]), text(after[field]));
+    if (lines.length) changes.push(`${field} changes:\n${lines.join('\n')}`);
+  }
+  for (const field of LIST_FIELDS) {
+    const { added, removed } = listChanges(list(before[field]), list(after[field]));
+    if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
+    if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
+  }
+  if (after.misc !== undefined && differs(before.misc, after.misc)) changes.push(`misc: ${before.misc === undefined ? 'set' : 'replaced'} (get_articles shows it)`);
+  return changes;
+}
+
+/**
+ * Only what changed in a body: the changed words with a little context when the edit sits inside
+ * lines (a one-word edit in a long paragraph stays visible), else the changed lines. Each piece is
+ * quoted as third-party text.
+ */
+function bodyDiff(context: PreviewContext, before: string, after: string): string[] {
+  if (before === after) return [];
+  const { hunks, words } = textDiff(before, after);
+  const changed = words.length
+    ? words.flatMap((change) => [`    - ${context.quote(change.before)}`, `    + ${context.quote(change.after)}`])
+    : hunks.flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `    ${line.mark} ${context.quote(line.text)}`));
+  if (changed.length <= MAX_LINES_PER_FIELD) return changed;
+  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines (compare_article_draft or get_articles shows them all)`];
+}
+
+function differs(before: unknown, after: unknown): boolean {
+  return canonicalJson(before ?? null) !== canonicalJson(after ?? null);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** `"Title" (id, version n)`. */
+export function describeArticle(context: PreviewContext, article: Item): string {
+  return `${context.quote(article.title)} (${String(article.id)}, version ${String(article.version ?? '?')})`;
+}
+
+type ArticleInput = Item & { articleId: string };
+
+/** Reads one article; the failure or absence comes back as the preview's lines. */
+async function readOne(context: PreviewContext, articleId: string): Promise<{ article: Item } | { lines: string[] }> {
+  const read = await readArticles(context, [articleId]);
+  if (read.failed) return { lines: [read.failed] };
+  const article = read.byId.get(articleId);
+  if (!article) return { lines: [`No article ${articleId} exists in this workspace: the API will answer 404 and nothing will change.`] };
+  return { article };
+}
+
+function changeLines(changes: string[], none: string): string[] {
+  return changes.length ? changes : [none];
+}
+
+export async function previewPublish(input: ArticleInput, context: PreviewContext): Promise<string[]> {
+  const found = await readOne(context, input.articleId);
+  if ('lines' in found) return found.lines;
+  const draft = found.article;
+  if (draft.isDraft !== true) return [`${describeArticle(context, draft)} is a live article, not a draft: the API will answer 404 and nothing will change.`];
+  const lines = draft.isDraftPublished ? ['This draft was already published once: the API refuses a second publish (400).'] : [];
+  const published = withChanges(draft, input);
+  const originalId = typeof draft.originalArticleId === 'string' ? draft.originalArticleId : undefined;
+  const originals = originalId ? await readArticles(context, [originalId]) : undefined;
+  if (originals?.failed) return [...lines, `Publishes onto live article ${originalId}, but ${originals.failed.replace(/^C/, 'c')}`];
+  const live = originalId ? originals?.byId.get(originalId) : undefined;
+  if (!live) {
+    const why = originalId ? `the live article it came from (${originalId}) no longer exists, so ` : '';
+    return [
+      ...lines,
+      `Creates a new live article: ${why}draft ${context.quote(published.title)} (${input.articleId}) becomes a live article at version 1 in folder ${String(draft.parentFolderId)}.`,
+      ...articleChanges(context, {}, { ...published, parentFolderId: undefined }),
+    ];
+  }
+  const version = typeof live.version === 'number' ? live.version : undefined;
+  lines.push(`Overwrites live article ${describeArticle(context, live)}: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`);
+  const base = draft.originalArticleVersion;
+  if (typeof base === 'number' && version !== undefined && version > base) {
+    lines.push(
+      `STALE: the draft was made from version ${base}, but the live article is now at version ${version}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
+    );
+  }
+  // Publishing replaces the content; the live article keeps its folder.
+  lines.push(...changeLines(articleChanges(context, live, { ...published, parentFolderId: live.parentFolderId }), 'No content changes: the live article keeps its content and only its version goes up.'));
+  return lines;
+}
+
+export async function previewUpdate(input: ArticleInput, context: PreviewContext): Promise<string[]> {
+  const found = await readOne(context, input.articleId);
+  if ('lines' in found) return found.lines;
+  const { article } = found;
+  const folders = input.parentFolderId !== undefined ? await readFolders(context) : undefined;
+  const version = typeof article.version === 'number' ? article.version : undefined;
+  const kind = article.isDraft ? 'draft' : 'live article';
+  return [
+    `Changes ${kind} ${describeArticle(context, article)} at once: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`,
+    ...changeLines(articleChanges(context, article, withChanges(article, input), folders), 'No field changes: the values given equal the current ones (the version still goes up).'),
+    ...(folders ? unreadable(folders) : []),
+  ];
+}
+
+export async function previewCreateDraft(input: ArticleInput, context: PreviewContext): Promise<string[]> {
+  const found = await readOne(context, input.articleId);
+  if ('lines' in found) return found.lines;
+  const { article } = found;
+  if (article.isDraft) return [`${describeArticle(context, article)} is itself a draft: the API refuses drafts of drafts (400).`];
+  return [
+    `Creates a draft of live article ${describeArticle(context, article)}; the live article stays as it is until publish_article_draft.`,
+    ...changeLines(articleChanges(context, article, withChanges(article, input)), 'The draft starts as an exact copy of the live article.'),
+  ];
+}
+
+export async function previewMoveArticle(input: ArticleInput, context: PreviewContext): Promise<string[]> {
+  const [found, folders, agents] = await Promise.all([readOne(context, input.articleId), readFolders(context), readAgents(context)]);
+  if ('lines' in found) return found.lines;
+  const { article } = found;
+  const target = input.parentFolderId;
+  if (typeof target !== 'string') return [`No parentFolderId given: the API needs the target folder (400). ${describeArticle(context, article)} stays where it is.`];
+  const lines = [`Moves article ${describeArticle(context, article)} from folder ${named(context, folders, article.parentFolderId)} to folder ${named(context, folders, target)}.`];
+  if (!folders.failed && !folders.byId.has(target)) lines.push(`Folder ${target} does not exist in this workspace: the API will refuse the move (400).`);
+  else if (!folders.failed && !article.isDraft) {
+    lines.push(`Agents answering from it: ${agentsChange(context, agents, agentsOfFolder(folders, article.parentFolderId), agentsOfFolder(folders, target))}.`);
+  }
+  return [...lines, ...unreadable(folders, agents)];
+}
+
+export async function previewDeleteArticle(input: ArticleInput, context: PreviewContext): Promise<string[]> {
+  const found = await readOne(context, input.articleId);
+  if ('lines' in found) return found.lines;
+  const { article } = found;
+  const [folders, agents, drafts] = await Promise.all([
+    readFolders(context),
+    readAgents(context),
+    article.isDraft ? undefined : lookup(context, 'list_articles', { type: 'draft' }, 'the drafts'),
+  ]);
+  const lines = [
+    `Deletes ${article.isDraft ? 'draft' : 'live article'} ${describeArticle(context, article)} in folder ${named(context, folders, article.parentFolderId)}. This is permanent: no route restores it.`,
+  ];
+  if (article.isDraft) {
+    lines.push(
+      typeof article.originalArticleId === 'string'
+        ? `The live article it was made from (${article.originalArticleId}) is not changed.`
+        : 'It has no live original: its content exists nowhere else.',
+    );
+  } else {
+    if (!folders.failed && article.active !== false) {
+      lines.push(`Agents that stop answering from it: ${agentNames(context, agents, agentsOfFolder(folders, article.parentFolderId))}.`);
+    }
+    const children = drafts ? [...drafts.byId.values()].filter((draft) => draft.originalArticleId === article.id) : [];
+    if (drafts && !drafts.failed) {
+      lines.push(
+        children.length
+          ? `Drafts made from it stay: ${children.map((draft) => `${context.quote(draft.title)} (${String(draft.id)})`).join(', ')}; publishing one later creates a new live article.`
+          : 'No draft was made from it.',
+      );
+    }
+  }
+  return [...lines, ...unreadable(folders, agents, ...(drafts ? [drafts] : []))];
+}
