@@ -38,6 +38,12 @@ export interface Config {
   sandbox: boolean;
   /** Wire name of each provider kind (SVC_PROVIDER_NAMES). */
   providerNames: Record<ProviderKind, string>;
+  /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
+  confirmSecretGiven: boolean;
+  /** Bound for finishing calls and tasks in flight on SIGTERM (HTTP). */
+  drainMs: number;
+  /** How long a task lives without a heartbeat from the node running it (Redis task store). */
+  taskTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +81,8 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
   { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
   { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM (HTTP), how long calls and tasks in flight may take to finish; tasks still running then end as failed.', defaultText: '25000' },
+  { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', defaultText: '30000' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
 ];
 
@@ -198,6 +206,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
     sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
     providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
+    confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
+    drainMs: parseInteger('SVC_DRAIN_MS', text('SVC_DRAIN_MS') ?? '25000', 0, 600_000),
+    taskTtlMs: parseInteger('SVC_TASK_TTL_MS', text('SVC_TASK_TTL_MS') ?? '30000', 1000, 3_600_000),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);

@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { hashKey } from '../http/limiter.js';
 import { needsConfirmation } from './confirm.js';
 import { selectTools, toolListEntry } from './listing.js';
 import { runTool } from './pipeline.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { startTask } from './tasks.js';
+import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Session } from './types.js';
 
 /**
@@ -27,7 +27,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
         logging: {},
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
-      taskStore: new InMemoryTaskStore(),
+      taskStore: taskStoreForKey(options.taskStore, hashKey(options.apiKey)),
       instructions:
         'Tools for a Support-Agent Workspace: AI support agents (botId), their conversations, knowledge and configuration. Read svc://guide for ids, limits and workflows. Write tools ask the user to confirm before sending.',
     },
@@ -50,7 +50,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
     }
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (request.params.task && tool.taskSupport && extra.taskStore) {
-      return startTask(tool, rawArgs, extra, request.params.task.ttl, execute);
+      return startTask(tool, rawArgs, extra, request.params.task.ttl, execute, options.runningTasks);
     }
     return execute(tool, rawArgs, extra, extra.signal);
   });

@@ -1,4 +1,5 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Config } from '../config.js';
@@ -6,6 +7,7 @@ import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
 import type { SpentTokens } from './spent-tokens.js';
+import type { RunningTasks } from './tasks.js';
 
 export const SERVER_NAME = 'svc-mcp';
 export const SERVER_VERSION = '0.1.0';
@@ -32,6 +34,10 @@ export interface EngineOptions {
   elicitationAllowed?: boolean;
   /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
   spentTokens: SpentTokens;
+  /** Where MCP tasks live (per process, or Redis so that any node of a fleet serves them); shared by every session. */
+  taskStore: TaskStore;
+  /** The tasks this process runs, for a draining node. */
+  runningTasks: RunningTasks;
   /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */
   now?: () => number;
 }

@@ -11,7 +11,7 @@ import { hashKey } from '../http/limiter.js';
 import type { Runtime } from '../runtime.js';
 
 /**
- * Streamable HTTP at `/mcp`, health at `/healthz`.
+ * Streamable HTTP at `/mcp`, liveness at `/healthz`, readiness at `/readyz`.
  *
  * - Every request to /mcp passes, in order: Host check, Origin check (DNS-rebinding protection),
  *   then authentication, before any MCP work.
@@ -20,13 +20,16 @@ import type { Runtime } from '../runtime.js';
  * - Stateful (default): one McpServer per session, bound to the key that created it; a request on
  *   that session with another key (or none, when that resolves to another key) gets 403.
  * - Stateless (`--stateless`): a fresh McpServer and transport per POST, no elicitation.
+ * - Drain (SIGTERM): /readyz turns 503 and new sessions (every stateless request) get 503, so a
+ *   load balancer moves traffic elsewhere; calls and tasks in flight get SVC_DRAIN_MS to finish.
  */
 
 const ENDPOINT = '/mcp';
 const HEALTH = '/healthz';
+const READY = '/readyz';
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** How long a shutdown waits for calls in flight before closing anyway. */
-const SHUTDOWN_GRACE_MS = 25_000;
+/** Tasks still running are handed back this long before the drain ends (at most half of it), so a client awaiting one here still gets the answer. */
+const TASK_HANDBACK_MS = 2000;
 /** A session without any request for this long is closed. */
 const SESSION_IDLE_MS = 30 * 60_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -171,7 +174,6 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     if (!originAllowed(origin, config.allowedOrigins)) {
       return rpcError(res, 403, -32000, 'Forbidden: Origin not allowed (DNS-rebinding protection; see SVC_ALLOWED_ORIGINS)');
     }
-    if (draining) return rpcError(res, 503, -32000, 'Server is shutting down', { connection: 'close' });
 
     const { key, invalid } = requestKey(req, serverKey);
     if (!key) {
@@ -193,6 +195,10 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       log.rpc = rpcMethods(body);
     }
 
+    const sessionId = req.headers['mcp-session-id'];
+    const newSession = config.stateless || typeof sessionId !== 'string' || sessionId === '';
+    if (draining && newSession) return rpcError(res, 503, -32000, 'Server is shutting down: retry on another node', { connection: 'close' });
+
     if (config.stateless) {
       if (method !== 'POST') {
         return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
@@ -208,8 +214,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       return;
     }
 
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string' && sessionId !== '') {
+    if (!newSession) {
       const session = sessions.get(sessionId);
       if (!session) return rpcError(res, 404, -32001, 'Session not found: initialize a new session');
       log.session = sessionId;
@@ -250,8 +255,8 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
 
   const health = async (res: ServerResponse) => {
     const redis = await runtime.limiters.redisReachable();
-    sendJson(res, draining ? 503 : 200, {
-      ok: !draining,
+    sendJson(res, 200, {
+      ok: true,
       version: SERVER_VERSION,
       transport: 'http',
       stateless: config.stateless,
@@ -260,6 +265,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       ...(draining ? { draining: true } : {}),
     });
   };
+  const ready = (res: ServerResponse) => sendJson(res, draining ? 503 : 200, { ready: !draining, ...(draining ? { draining: true } : {}) });
 
   const httpServer = http.createServer((req, res) => {
     const started = Date.now();
@@ -277,7 +283,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       ? handleMcp(req, res, log)
       : path === HEALTH && req.method === 'GET'
         ? health(res)
-        : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}` }));
+        : path === READY && req.method === 'GET'
+          ? Promise.resolve(ready(res))
+          : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` }));
     work.catch((error: unknown) => {
       if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
       logger.error({ err: error, path }, 'http handler failed');
@@ -309,13 +317,19 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   const shutdown = (reason: string) => {
     shutdownPromise ??= (async () => {
       draining = true;
-      logger.info({ reason, inFlight, sessions: sessions.size }, 'shutting down: no new connections, finishing calls in flight');
+      const { runningTasks } = runtime;
+      logger.info({ reason, inFlight, tasks: runningTasks.size, sessions: sessions.size, drainMs: config.drainMs }, 'shutting down: not ready, no new sessions, finishing calls and tasks in flight');
       clearInterval(sweep);
+      const deadline = Date.now() + config.drainMs;
+      // Calls in flight are POSTs; the open-ended GET streams of sessions end when the sessions close.
+      await waitWhile(() => inFlight > 0 || runningTasks.size > 0, deadline - Math.min(TASK_HANDBACK_MS, config.drainMs / 2));
+      if (runningTasks.size > 0) {
+        logger.warn({ tasks: runningTasks.size }, 'drain bound reached: tasks still running end as failed');
+        await runningTasks.failAll('This server node was stopped before the task finished (SVC_DRAIN_MS ran out). Start the call again.');
+      }
+      await waitWhile(() => inFlight > 0, deadline);
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
-      const deadline = Date.now() + SHUTDOWN_GRACE_MS;
-      // Calls in flight are POSTs; the open-ended GET streams of sessions end when the sessions close.
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => undefined)));
       httpServer.closeAllConnections();
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
@@ -325,6 +339,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     return shutdownPromise;
   };
 
+  if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecretGiven) {
+    logger.warn('SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.');
+  }
   logger.info(
     { transport: 'http', url, stateless: config.stateless, readOnly: config.readOnly, confirm: config.confirm, sandbox: Boolean(runtime.sandbox), serverKey: Boolean(serverKey) },
     'svc-mcp ready',
@@ -340,9 +357,13 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     // A second signal, or a shutdown stuck past its bounds, ends the process at once.
     if (signalled) process.exit(1);
     signalled = true;
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 10_000).unref();
+    setTimeout(() => process.exit(1), runtime.config.drainMs + 10_000).unref();
     void handle.shutdown(signal).then(() => process.exit(0));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function waitWhile(condition: () => boolean, deadline: number): Promise<void> {
+  while (condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
 }
