@@ -6,6 +6,10 @@ export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
 export type LogFormat = 'json' | 'pretty';
 
+/** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
+export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 export interface RateLimit {
   limit: number;
   windowMs: number;
@@ -41,6 +45,8 @@ export interface Config {
   /** An HTTP session without any request for this long is closed. */
   sessionIdleMs: number;
   sandbox: boolean;
+  /** Wire name of each provider kind (SVC_PROVIDER_NAMES). */
+  providerNames: Record<ProviderKind, string>;
   /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
   confirmSecretGiven: boolean;
   /** Bound for finishing calls (and, over HTTP, tasks) in flight on SIGTERM. */
@@ -91,6 +97,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_MAX_SESSIONS', flag: '--max-sessions', value: 'N', help: 'HTTP sessions open at once over all keys; a new one beyond it gets 503.', default: '500' },
   { env: 'SVC_MAX_SESSIONS_PER_KEY', flag: '--max-sessions-per-key', value: 'N', help: 'HTTP sessions open at once per API key; a new one beyond it gets 429.', default: '20' },
   { env: 'SVC_SESSION_IDLE_MS', flag: '--session-idle-ms', value: 'MS', help: 'An HTTP session without a request for this long is closed (its long jobs stop unless they run as tasks).', default: '300000' },
+  { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
   { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM, how long calls in flight (and, over HTTP, tasks) may take to finish before the process exits; HTTP tasks still running then end as failed.', default: '10000' },
   { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', default: '30000' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
@@ -154,6 +161,22 @@ function parseLogFormat(name: string, text: string | undefined): LogFormat {
 
 function parseList(text: string): string[] {
   return text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** `notes=a,wiki=b`: each kind's wire name; kinds not listed keep their own name, as the sandbox uses them. */
+export function parseProviderNames(text: string): Record<ProviderKind, string> {
+  const names = Object.fromEntries(PROVIDER_KINDS.map((kind) => [kind, kind])) as Record<ProviderKind, string>;
+  for (const entry of parseList(text)) {
+    const [kind, name] = entry.split('=').map((part) => part.trim());
+    if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: unknown provider kind "${kind}" (kinds: ${PROVIDER_KINDS.join(', ')})`);
+    }
+    if (!name || !/^[a-z][a-z0-9_-]*$/.test(name)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: the wire name of ${kind} must be a lowercase name (got "${name ?? ''}")`);
+    }
+    names[kind as ProviderKind] = name;
+  }
+  return names;
 }
 
 /**
@@ -249,6 +272,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sandbox: parseBoolean(from('SVC_SANDBOX'), setting('SVC_SANDBOX')),
     drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
     taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),
+    providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);

@@ -3,6 +3,7 @@ import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, nonBlank, PASS_THROUGH, preview } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
@@ -141,6 +142,7 @@ const listActions = defineTool({
       }),
     more: 'Filter with kind, or read svc://actions.',
   },
+  output: shape({ kind: z.string(), count: z.number(), actions: z.array(shape({ id: z.string(), name: z.string(), kind: z.string() }, { botIds: z.array(z.string()) })) }),
   errors: { 500: 'the actions and attributes could not be loaded from storage; try again shortly' },
 });
 
@@ -150,7 +152,7 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    `Creates an action (alwaysGet false) or attribute (alwaysGet true). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required because the spec's setup step 1 names them. Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
   input: z
     .object({
       name: nonBlank(),
@@ -201,7 +203,7 @@ const addDataStep = defineTool({
       toolId: idInput(),
       stepNumber: z.number().int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').nullable().optional(),
       name: z.string().optional(),
-      url: stepUrl,
+      url: stepUrl.optional(),
       ...stepFields,
     })
     .passthrough(),
@@ -210,6 +212,9 @@ const addDataStep = defineTool({
   errors: STEP_ERRORS,
 });
 
+/** The agents of an assignment, whether given as botIds or botId. */
+const agentIdsOf = (input: { botIds?: string[]; botId?: string }) => [...(input.botIds ?? []), ...(input.botId ? [input.botId] : [])];
+
 const assignAction = defineTool({
   name: 'assign_action_to_agents',
   title: 'Assign an action or attribute to agents',
@@ -217,17 +222,21 @@ const assignAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    `Enables an action or attribute (toolId from list_actions) for agents (list_agents), optionally per channel. ${PASS_THROUGH}`,
+    `Assigns an action or attribute (toolId from list_actions) to agents (botIds or botId, from list_agents), optionally per channel. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput(),
-      botIds: idList().min(1, 'must list at least one agent'),
+      toolId: idInput().optional(),
+      botIds: idList().optional(),
+      botId: idInput().optional(),
       channels: idList('e.g. chat, email').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
-  preview: previewAssignAction,
-  done: (_data, input) => `${input.toolId} assigned to ${input.botIds.length} agent(s); next: test_action to check what they will get.`,
+  preview: (input, context) =>
+    input.toolId
+      ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)
+      : Promise.resolve(['No toolId given: this payload is not documented, so it is sent as written and the API decides.']),
+  done: (_data, input) => `${input.toolId ?? 'The action'} assigned to ${agentIdsOf(input).length} agent(s); next: test_action to check what they will get.`,
   errors: { 404: 'the action/attribute or an agent was not found (list_actions and list_agents give valid ids)', 500: STEP_ERRORS[500] },
 });
 

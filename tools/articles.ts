@@ -6,41 +6,13 @@ import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
 import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
 import { defined, PASS_THROUGH } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
-const text = z.string().nullable();
-const flag = z.boolean().nullable();
+/** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
+export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
 
-/** Article record (spec, Resources): every field optional so compact views validate too. */
-export const articleRecord = z
-  .object({
-    id: z.string(),
-    title: text,
-    mainKnowledge: text,
-    agentInstruction: text,
-    questions: z.array(z.unknown()).nullable(),
-    keywords: z.array(z.unknown()).nullable(),
-    escalation: flag,
-    misc: z.record(z.unknown()).nullable(),
-    active: flag,
-    public: flag,
-    parentFolderId: text,
-    companyId: text,
-    createdAt: text,
-    updatedAt: text,
-    version: z.number().nullable(),
-    isDraft: flag,
-    isDraftPublished: flag,
-    originalArticleId: text,
-    originalArticleVersion: z.number().nullable(),
-    createdBy: text,
-    updatedBy: text,
-    origin: text,
-  })
-  .partial()
-  .passthrough();
-
-const articleList = z.object({ articles: z.array(articleRecord) }).partial().passthrough();
+const articleList = shape({ articles: z.array(articleRecord) });
 
 const content = {
   title: z.string().optional(),
@@ -163,7 +135,7 @@ const publishDraft = defineTool({
   group: 'articles',
   scope: 'write',
   description:
-    'Makes a reviewed draft live: updates the article it came from (version + 1) or creates one. Id from list_articles type draft.',
+    'Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft.',
   input: z
     .object({
       articleId: idInput(),
@@ -173,11 +145,12 @@ const publishDraft = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  output: articleRecord,
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
-    400: 'required article arrays must not be empty, and a draft is published only once',
+    400: 'required article arrays must not be empty',
   },
 });
 

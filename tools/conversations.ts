@@ -7,6 +7,7 @@ import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { channelEnum, conversationSource, createExportFile, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
+import { shape, successShape } from './shapes.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest, type ScanSummary } from './scan.js';
 import { ConversationStats, GROUP_BY, renderStats } from './stats.js';
 
@@ -26,7 +27,7 @@ const filters = {
   channel: channelFilter,
   question: searchText('In customer messages; max 100 chars, no % _').optional(),
   answer: searchText('In agent answers, same rules').optional(),
-  csat: csatFilter,
+  csat: csatFilter.describe('0-5; name not shown in spec, sandbox\'s guess'),
 };
 
 /** The same filters, described once in export_conversations: every listed token costs every user. */
@@ -71,50 +72,13 @@ const listInput = z
   // A since without until is measured against this call's clock, not the API's later one.
   .transform((input) => (input.since !== undefined && input.until === undefined ? { ...input, until: clockNow() } : input));
 
-const attachment = z.object({ storageUrl: z.string(), storagePath: z.string(), originalUrl: z.string(), contentType: z.string(), expiresAt: z.number(), sizeBytes: z.number() }).partial().passthrough();
-const articleRef = z.object({ id: z.string(), title: z.string().optional(), documentUrl: z.string().nullable().optional() }).passthrough();
-const event = z
-  .object({
-    id: z.string(),
-    interactionId: z.string(),
-    createdAt: z.number(),
-    role: z.string(),
-    type: z.string(),
-    message: z.string().nullable(),
-    externalId: z.string().nullable(),
-    externalCreatedAt: z.number().nullable(),
-    csatRating: z.number().nullable(),
-    feedback: z.string().nullable(),
-    approved: z.boolean().nullable(),
-    resolved: z.boolean().nullable(),
-    attachments: z.array(attachment),
-    tags: z.array(z.object({ id: z.string(), name: z.string(), groupId: z.string().nullable() }).partial().passthrough()),
-    usedArticles: z.array(articleRef),
-  })
-  .partial()
-  .passthrough();
-const conversation = z
-  .object({
-    id: z.string(),
-    createdAt: z.number(),
-    externalCreatedAt: z.number().nullable(),
-    source: z.string(),
-    channel: z.string(),
-    status: z.string().nullable(),
-    externalId: z.string().nullable(),
-    url: z.string().nullable(),
-    subjectPreview: z.string().nullable(),
-    hasFeedback: z.boolean(),
-    resolved: z.boolean().nullable(),
-    userAttributes: z.record(z.unknown()).nullable(),
-    usedArticles: z.array(articleRef),
-    usedSubfolders: z.array(z.object({ id: z.string(), title: z.string() }).partial().passthrough()),
-    events: z.array(event),
-    eventCount: z.number(),
-    negativeFeedback: z.number(),
-  })
-  .partial()
-  .passthrough();
+/** Times are epoch ms upstream; views may show them as ISO text. */
+const time = z.union([z.number(), z.string()]);
+/** Items of both views: compact keeps these documented fields (events shrunk), full keeps every one. */
+const conversation = shape(
+  { id: z.string(), createdAt: time, source: z.string(), channel: z.string(), hasFeedback: z.boolean(), events: z.array(z.unknown()) },
+  { resolved: z.boolean().nullable(), subjectPreview: z.string().nullable() },
+);
 
 function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
   return defined({
@@ -180,7 +144,7 @@ const listConversations = defineTool({
     'Browses conversations (chats, emails) with messages and feedback, newest first, a page at a time over at most 90 days; finds conversation and event ids. Counts: conversation_stats; a whole window: export_conversations.',
   input: listInput,
   route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
-  output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
+  output: shape({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }),
   transform: (response, input) => attributePage(response, input),
   list: conversationList,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
@@ -324,6 +288,7 @@ const generateAnswer = defineTool({
     return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
   },
   transform: (events) => ({ events }),
+  output: shape({ events: z.array(shape({ id: z.string(), role: z.string(), type: z.string() }, { message: z.string().nullable(), usedArticles: z.array(z.unknown()) })) }),
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
 });
 
@@ -342,6 +307,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional(),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {
     406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
@@ -360,6 +326,7 @@ const deleteConversation = defineTool({
     'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
   input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  output: successShape,
   preview: async (input) => [
     `Deletes conversation ${input.interactionId} with all its events and feedback. This is permanent: no route restores it.`,
     'No read route shows one conversation by id, so this preview cannot show its content or confirm it exists; the API reports success even for an unknown id. list_conversations finds it by time window.',

@@ -5,83 +5,20 @@ import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './article-review.js';
 import { defined } from './common.js';
+import { shape } from './shapes.js';
 import { reviewRefineSession } from './prompts.js';
 
-const snapshot = z
-  .object({ interactionId: z.string(), eventId: z.string(), originalEventId: z.string().nullable(), content: z.string().nullable(), role: z.string(), type: z.string(), createdAt: z.string() })
-  .partial()
-  .passthrough();
-
-const change = z
-  .object({
-    id: z.string(),
-    companyId: z.string(),
-    sessionId: z.string(),
-    iterationId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    rootCause: z.record(z.unknown()),
-    changeType: z.string(),
-    draftPromptVersionId: z.string().nullable(),
-    draftArticleId: z.string().nullable(),
-    draftRuleVersionId: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .partial()
-  .passthrough();
-
 const nullableText = z.string().nullable();
-const iteration = z
-  .object({
+/** Only `active` is always there (the transform says so when the API answers null); the rest is the session. */
+const session = shape(
+  { active: z.boolean() },
+  {
     id: z.string(),
-    companyId: z.string(),
-    sessionId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    previousIterationId: nullableText,
-    backgroundJobId: nullableText,
-    replayInteractionId: nullableText,
-    replayEventId: nullableText,
-    iterationNumber: z.number(),
     status: z.string(),
-    feedbackNote: nullableText,
-    summary: nullableText,
-    confidence: nullableText,
-    error: nullableText,
-    publishedAt: nullableText,
-    startedAt: nullableText,
-    completedAt: nullableText,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    oldAnswerSnapshot: snapshot.nullable(),
-    newAnswerSnapshot: snapshot.nullable(),
-    changes: z.array(change),
-  })
-  .partial()
-  .passthrough();
-
-const session = z
-  .object({
-    active: z.boolean(),
-    note: z.string(),
-    id: z.string(),
-    companyId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    targetUserEventId: nullableText,
-    status: z.string(),
-    publishedIterationId: nullableText,
-    publishedAt: nullableText,
-    closedAt: nullableText,
-    closedReason: nullableText,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    originalAnswerSnapshot: snapshot.nullable(),
-    latestIteration: iteration.nullable(),
-    iterations: z.array(iteration),
-  })
-  .partial()
-  .passthrough();
+    latestIteration: shape({ id: z.string(), iterationNumber: z.number(), status: z.string() }, { summary: nullableText, confidence: nullableText, error: nullableText }).nullable(),
+    iterations: z.array(z.unknown()),
+  },
+);
 
 const target = {
   interactionId: idInput(),

@@ -1,22 +1,12 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
+import { shape } from './shapes.js';
 
-const replayRecord = z
-  .object({
-    id: z.string(),
-    companyId: z.string(),
-    botId: z.string(),
-    source: z.string(),
-    channel: z.string(),
-    status: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    parentInteractionId: z.string(),
-    replay: z.object({ target_event_id: z.string(), status: z.string(), ml_models: z.record(z.unknown()) }).partial().passthrough(),
-  })
-  .partial()
-  .passthrough();
+const replayRecord = shape(
+  { id: z.string(), botId: z.string(), source: z.string(), status: z.string(), parentInteractionId: z.string(), replay: shape({ target_event_id: z.string(), status: z.string() }) },
+  { channel: z.string() },
+);
 
 const getReplay = defineTool({
   name: 'get_replay',

@@ -5,29 +5,10 @@ import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined } from './common.js';
 import { type PathChange, pathDiff, type Quote, renderHunks } from './diff.js';
+import { shape } from './shapes.js';
 
-const ruleItem = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    status: z.string(),
-    source: z.string().nullable(),
-    triggerType: z.string().nullable(),
-    botIds: z.array(z.string()),
-    flowConfig: z.record(z.unknown()),
-    version: z.number(),
-    versionId: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
-
-const ruleVersion = z
-  .object({ versionId: z.string(), version: z.number(), createdAt: z.string(), createdBy: z.string().nullable(), item: ruleItem, status: z.string(), active: z.boolean(), name: z.string() })
-  .partial()
-  .passthrough();
+/** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
+const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
 const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only) or a path parameter is empty';
 const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
@@ -60,7 +41,7 @@ const listRuleVersions = defineTool({
   input: z.object({ ruleId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
-  output: z.object({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }).partial().passthrough(),
+  output: shape({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }),
   list: {
     items: 'versions',
     compact: (version) => {
@@ -86,7 +67,7 @@ const getRuleVersion = defineTool({
     versionId: input.versionId,
     versions: Array.isArray(response) ? response : response === null || response === undefined ? [] : [response],
   }),
-  output: z.object({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }).partial().passthrough(),
+  output: shape({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }),
   errors: {
     400: ERRORS_400,
     404: 'the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule\'s versions)',

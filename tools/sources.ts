@@ -5,11 +5,16 @@ import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, PASS_THROUGH } from './common.js';
+import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
+import { shape } from './shapes.js';
 import { countOf, fieldOf } from './effects.js';
 
-/** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
-export const PROVIDER_RULE = 'must be a lowercase provider name such as drive, notes, helpcenter or wiki';
-const providerName = z.string().regex(/^[a-z][a-z0-9-]*$/, PROVIDER_RULE);
+/**
+ * The spec names providers only by kind (`<notes>`, ...) and hides their wire names: tools take
+ * the kinds, and the route's `providerFields` sends them under SVC_PROVIDER_NAMES.
+ */
+const discoveryKind = z.enum(['notes', 'helpcenter', 'wiki'] as const satisfies readonly ProviderKind[]);
+const providerKind = z.enum(PROVIDER_KINDS);
 
 export function isHttpUrl(value: string): boolean {
   if (!/^https?:\/\//i.test(value)) return false;
@@ -34,23 +39,11 @@ const timeoutSeconds = z
   .optional()
   .describe(`default ${DEFAULT_WAIT_SECONDS}`);
 
-export const sourceRecord = z
-  .object({
-    id: z.string(),
-    source: z.string(),
-    url: z.string(),
-    title: z.string(),
-    success: z.boolean(),
-    changed: z.boolean(),
-    linkedJobStatus: z.string(),
-    linkedKnowledgeId: z.string().nullable(),
-    error: z.string().nullable(),
-    paragraphs: z.array(z.unknown()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
+/** Source record (spec, Resources): linkedKnowledgeId, error and paragraphs are set only after a run. */
+const sourceRecord = shape(
+  { id: z.string(), source: z.string(), url: z.string(), title: z.string(), success: z.boolean(), linkedJobStatus: z.string() },
+  { error: z.string().nullable(), paragraphs: z.array(z.unknown()) },
+);
 
 // ---------------------------------------------------------------------------
 // Waiting for ingestion jobs
@@ -176,9 +169,10 @@ const listProviderResources = defineTool({
   scope: 'read',
   description:
     'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
-  input: z.object({ provider: providerName }),
-  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
+  input: z.object({ provider: discoveryKind }),
+  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}', providerFields: ['provider'] },
   transform: (resources, input) => ({ provider: input.provider, resources }),
+  output: shape({ provider: z.string(), resources: z.array(shape({}, { title: z.string(), externalId: z.string(), originalUrl: z.string() })) }),
   errors: { 400: 'the provider is not supported for discovery or not connected in this workspace' },
 });
 
@@ -201,10 +195,11 @@ const registerProviderResources = defineTool({
   description:
     'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
   input: z.object({
-    provider: providerName,
+    provider: providerKind,
     resources: z.array(resource),
   }),
-  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'] },
+  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
+  output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
   done: (data, input) =>
     `${countOf(data, 'addedDocumentIds')} source(s) added and ${countOf(data, 'updatedDocumentIds')} updated for ${input.provider}; next: ingest_sources with source ${input.provider} and those ids.`,
   errors: { 400: 'the provider is unsupported or not connected, or a resource misses originalUrl, title, externalId or mimeType' },
@@ -232,8 +227,7 @@ const crawlLinks = defineTool({
 const ingestInput = z
   .object({
     source: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*$/, 'must be web or a lowercase provider name such as drive, notes, helpcenter or wiki')
+      .enum(['web', ...PROVIDER_KINDS])
       .default('web')
       .describe('web (default): items are URLs; a provider name: items are its source ids'),
     documentIdsToAdd: idList().optional(),
@@ -281,7 +275,8 @@ const ingestSources = defineTool({
   description:
     'Imports web pages (URLs) or a provider\'s registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.',
   input: ingestInput,
-  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'] },
+  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
+  output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
   done: (data) => `${countOf(data, 'jobs')} ingestion job(s) queued; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`,
   after: async (response, input, context) => {
     if (!input.wait) return response;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { nonBlank } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
 const createTag = defineTool({
@@ -17,6 +18,7 @@ const createTag = defineTool({
     tagDescription: z.string().optional(),
   }),
   route: { method: 'POST', path: '/v2/tag-groups/{tagGroupId}/tags/public', body: ['tagName', 'tagDescription'] },
+  output: shape({ id: z.string(), createdAt: z.string(), tagGroupId: z.string(), tagName: z.string() }, { tagDescription: z.string() }),
   done: (data, input) => `Tag ${fieldOf(data, 'id')} created in group ${input.tagGroupId}.`,
   errors: {
     400: 'tagName must not be empty',

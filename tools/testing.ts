@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
 export const MAX_CASE_IDS = 200;
 
-/** Unique case UUIDs, 1 to 200: each bad or repeated entry is named by its index. */
+/** Unique case UUIDs, at most 200 (the spec sets no minimum): each bad or repeated entry is named by its index. */
 export const caseIdsInput = z
   .array(z.string())
-  .min(1, 'must list at least one case id')
   .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
   .superRefine((ids, context) => {
     const first = new Map<string, number>();
@@ -38,6 +38,10 @@ const addCases = defineTool({
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  output: shape(
+    { id: z.string(), botId: z.string(), name: z.string(), revision: z.number(), caseCount: z.number(), linkedCases: z.array(shape({ id: z.string() })) },
+    { criteria: z.array(z.unknown()), impactToken: z.string() },
+  ),
   done: (_data, input) => `${input.caseIds.length} case(s) attached to criteria group ${input.criteriaGroupId}.`,
   errors: {
     400: 'a case does not exist, belongs to another agent than the group, or would exceed 50 effective criteria',
@@ -65,9 +69,10 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  output: shape({ id: z.string(), testSetId: z.string(), status: z.string(), result: z.unknown() }, { createdBy: z.string().nullable() }),
   done: (data, input) => `Run ${fieldOf(data, 'id')} of test set ${input.testSetId} queued (status ${fieldOf(data, 'status')}); results appear in the dashboard (no route reads a run).`,
   errors: {
-    400: 'check ruleExecutionMode (reuse, simulate, execute) and that promptVersionId is a prompt version of this workspace',
+    400: 'check ruleExecutionMode (reuse, simulate, execute); promptVersionId goes only with simulate or execute',
     404: 'no test set with this id in the workspace (test set ids come from the dashboard)',
   },
 });

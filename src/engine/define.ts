@@ -22,6 +22,8 @@ export interface Route {
   body?: readonly string[] | 'rest';
   /** POST routes that only read are retried like GETs and need no confirmation. */
   read?: boolean;
+  /** Input fields holding a provider kind, sent under its wire name (SVC_PROVIDER_NAMES): the spec hides the real names. */
+  providerFields?: readonly string[];
 }
 
 /** Text for errors that only the tool can explain: which thing was missing and which tool lists it. */

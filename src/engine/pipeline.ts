@@ -60,7 +60,7 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
       const onStatus = (status: number) => {
         if (status >= 200 && status < 300) answered = status;
       };
-      const request = { ...buildRequest(tool, input), signal, onRetry: retryNotice(run), onStatus };
+      const request = { ...buildRequest(tool, input, config.providerNames), signal, onRetry: retryNotice(run), onStatus };
       if (needsConfirmation(tool, config.confirm)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
         if (decision) return decision;
@@ -149,7 +149,7 @@ function toolContext(run: ToolRun): ToolContext {
     async call(toolName, input) {
       const target = catalogByName.get(toolName);
       if (!target?.route) throw new Error(`internal: ${toolName} is not a route tool`);
-      return api.request({ ...buildRequest(target, input), signal: run.signal, onRetry: retryNotice(run) });
+      return api.request({ ...buildRequest(target, input, options.config.providerNames), signal: run.signal, onRetry: retryNotice(run) });
     },
   };
 }

@@ -27,12 +27,17 @@ export function pathProblems(tool: ToolDefinition, input: Record<string, unknown
 }
 
 /**
- * Fills `{param}`s (URL-encoded), then query and body fields, from validated input. Composite
- * tools fill path parameters from API data too, so the segment rules are enforced here as well,
- * before anything is sent.
+ * Fills `{param}`s (URL-encoded), then query and body fields, from validated input (provider kinds
+ * as their wire names). Composite tools fill path parameters from API data too, so the segment
+ * rules are enforced here as well, before anything is sent.
  */
-export function buildRequest(tool: ToolDefinition, input: Record<string, unknown>): ApiRequest {
+export function buildRequest(tool: ToolDefinition, validated: Record<string, unknown>, providerNames: Partial<Record<string, string>> = {}): ApiRequest {
   const route = tool.route!;
+  const input = { ...validated };
+  for (const field of route.providerFields ?? []) {
+    const kind = input[field];
+    if (typeof kind === 'string' && Object.hasOwn(providerNames, kind)) input[field] = providerNames[kind];
+  }
   const problems = pathProblems(tool, input);
   if (problems.length) throw new ToolFailure(`${tool.name} was not sent: an id cannot be used in the request path.\n${problems.join('\n')}`);
   const used = new Set<string>();
