@@ -5,7 +5,11 @@ import type { LogFormat } from './config.js';
 export type { Logger };
 
 /** `svc_` keys in any case, also with the `_` percent-encoded (as in a logged URL). */
-const API_KEY_PATTERN = /svc(?:_|%5f)[A-Za-z0-9_\-%]{4,}/gi;
+/**
+ * A workspace key in any form it may travel in: `svc_` or URL-encoded `svc%5F`, in any case. An
+ * upper-cased one is told apart from this program's own setting names (SVC_API_KEY) by a digit.
+ */
+const API_KEY_PATTERN = /svc(?:_|%5[fF])[A-Za-z0-9_\-%]{4,}|(?<![A-Za-z0-9])SVC(?:_|%5F)(?=[A-Z_\-%]*\d)[A-Z0-9_\-%]{4,}/g;
 
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function scrubSecrets(text: string): string {

@@ -152,7 +152,7 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required because the spec's setup step 1 names them. Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required: the spec setup, step 1, names them. Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
   input: z
     .object({
       name: nonBlank(),
