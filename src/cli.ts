@@ -3,6 +3,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { SERVER_VERSION } from './engine/types.js';
+import { startTelemetry } from './telemetry.js';
 import { serveStdio } from './transports/stdio.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -15,16 +16,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (argv[0] === 'sandbox') {
-    const { runSandboxCli } = await import('./sandbox/serve.js');
-    const port = valueOf(argv, '--port');
-    await runSandboxCli({ port: port === undefined ? undefined : Number(port), host: valueOf(argv, '--host') });
+    const { parseSandboxArgs, runSandboxCli } = await import('./sandbox/serve.js');
+    await runSandboxCli(parseSandboxArgs(argv.slice(1)));
     return;
   }
   const config = loadConfig(argv);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   // The process must outlive any single failure: a bad call becomes an error result, never an exit.
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception'));
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  // Loads OpenTelemetry only when OTEL_* variables ask for it.
+  await startTelemetry({ logger });
   const runtime = await createRuntime(config, logger);
   if (config.transport === 'http') {
     const { serveHttp } = await import('./transports/http.js');
@@ -34,15 +36,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-function valueOf(argv: string[], flag: string): string | undefined {
-  const index = argv.findIndex((argument) => argument === flag || argument.startsWith(`${flag}=`));
-  if (index < 0) return undefined;
-  return argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+/** Launched by a host over stdio (not a terminal, not the HTTP transport, not the sandbox command). */
+function launchedByStdioHost(argv: string[]): boolean {
+  const http = process.env.SVC_TRANSPORT === 'http' || argv.some((argument, index) => argument === '--transport=http' || (argument === '--transport' && argv[index + 1] === 'http'));
+  return !process.stdin.isTTY && !http && argv[0] !== 'sandbox';
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(process.argv.slice(2)).catch(async (error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`svc-mcp: ${error.message}\n`);
+    if (launchedByStdioHost(process.argv.slice(2))) {
+      const { refuseOverStdio } = await import('./transports/refuse.js');
+      await refuseOverStdio(error.message, 2);
+    }
     process.exit(2);
   }
   process.stderr.write(`svc-mcp: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -4,6 +4,11 @@ import path from 'node:path';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
+export type LogFormat = 'json' | 'pretty';
+
+/** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
+export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export interface RateLimit {
   limit: number;
@@ -23,6 +28,7 @@ export interface Config {
   defaultBotId?: string;
   timeoutMs: number;
   logLevel: string;
+  logFormat: LogFormat;
   transport: Transport;
   httpHost: string;
   httpPort: number;
@@ -31,7 +37,22 @@ export interface Config {
   stateless: boolean;
   exportDir: string;
   maxResultTokens: number;
+  /** Largest JSON-RPC message read from a client, on every transport. */
+  maxMessageBytes: number;
+  /** HTTP sessions open at once, over all keys and per key. */
+  maxSessions: number;
+  maxSessionsPerKey: number;
+  /** An HTTP session without any request for this long is closed. */
+  sessionIdleMs: number;
   sandbox: boolean;
+  /** Wire name of each provider kind (SVC_PROVIDER_NAMES). */
+  providerNames: Record<ProviderKind, string>;
+  /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
+  confirmSecretGiven: boolean;
+  /** Bound for finishing calls (and, over HTTP, tasks) in flight on SIGTERM. */
+  drainMs: number;
+  /** How long a task lives without a heartbeat from the node running it (Redis task store). */
+  taskTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -44,31 +65,42 @@ interface Option {
   /** Shown in --help as the value placeholder; absent for boolean switches. */
   value?: string;
   help: string;
-  defaultText: string;
+  /** The value read when neither the flag nor the variable is given, parsed like a given one. */
+  default?: string;
+  /** What --help says when there is no plain default value. */
+  defaultText?: string;
 }
 
 /** One table drives the environment, the flags and `--help`, so they cannot drift apart. */
 export const OPTIONS: Option[] = [
   { env: 'SVC_API_KEY', flag: '--api-key', value: 'svc_...', help: 'Workspace API key, sent only as Authorization: Bearer. Prefer the environment: flags show in process lists.', defaultText: 'required unless --sandbox, or HTTP clients bring their own' },
-  { env: 'SVC_BASE_URL', flag: '--base-url', value: 'URL', help: 'API base URL; paths begin with /v2.', defaultText: 'required unless --sandbox' },
-  { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, or "all".', defaultText: 'all' },
-  { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', defaultText: 'false' },
-  { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
+  { env: 'SVC_BASE_URL', flag: '--base-url', value: 'URL', help: 'API base URL, such as https://api.example.com; a trailing / or /v2 is dropped, since every route already begins with /v2.', defaultText: 'required unless --sandbox' },
+  { env: 'SVC_TOOLSETS', flag: '--toolsets', value: 'LIST', help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools and call_tool to reach every other), or "all"; group names add to core.', default: 'all' },
+  { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', default: 'false' },
+  { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', default: 'writes' },
   { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens to their request, key and expiry; shared by every node of a fleet. Prefer the environment: flags show in process lists.', defaultText: 'random per process' },
-  { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', defaultText: '100/60s' },
+  { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', default: '100/60s' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
-  { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', defaultText: '30000' },
-  { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', defaultText: 'info' },
-  { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', defaultText: 'stdio' },
-  { env: 'SVC_HTTP_HOST', flag: '--http-host', value: 'HOST', help: 'Streamable HTTP listen address.', defaultText: '127.0.0.1' },
-  { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', defaultText: '3000' },
+  { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', default: '30000' },
+  { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', default: 'info' },
+  { env: 'SVC_LOG_FORMAT', flag: '--log-format', value: 'pretty|json', help: 'pretty: one readable line per record, for people; json: one pino JSON object per line, for log collectors.', defaultText: 'pretty when stderr is a terminal, else json' },
+  { env: 'SVC_TRANSPORT', flag: '--transport', value: 'stdio|http', help: 'stdio for local clients, http for Streamable HTTP.', default: 'stdio' },
+  { env: 'SVC_HTTP_HOST', flag: '--http-host', value: 'HOST', help: 'Streamable HTTP listen address.', default: '127.0.0.1' },
+  { env: 'SVC_HTTP_PORT', flag: '--http-port', value: 'PORT', help: 'Streamable HTTP listen port.', default: '3000' },
   { env: 'SVC_ALLOWED_HOSTS', flag: '--allowed-hosts', value: 'LIST', help: 'Extra Host header values accepted over HTTP (needed when bound to a non-loopback address).', defaultText: 'loopback names only' },
   { env: 'SVC_ALLOWED_ORIGINS', flag: '--allowed-origins', value: 'LIST', help: 'Origin header values accepted over HTTP.', defaultText: 'none besides loopback' },
-  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', defaultText: 'false' },
+  { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', default: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
-  { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', defaultText: '20000' },
-  { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', defaultText: 'false' },
+  { env: 'SVC_MAX_RESULT_TOKENS', flag: '--max-result-tokens', value: 'N', help: 'Cap on one tool result, in tokens (about 4 characters each); longer results are cut with a note on how to get the rest.', default: '20000' },
+  { env: 'SVC_MAX_MESSAGE_BYTES', flag: '--max-message-bytes', value: 'N', help: 'Largest JSON-RPC message accepted from a client (stdio line or HTTP body); a longer one is answered with a JSON-RPC error and the server stays up.', default: '4194304' },
+  { env: 'SVC_MAX_SESSIONS', flag: '--max-sessions', value: 'N', help: 'HTTP sessions open at once over all keys; a new one beyond it gets 503.', default: '500' },
+  { env: 'SVC_MAX_SESSIONS_PER_KEY', flag: '--max-sessions-per-key', value: 'N', help: 'HTTP sessions open at once per API key; a new one beyond it gets 429.', default: '20' },
+  { env: 'SVC_SESSION_IDLE_MS', flag: '--session-idle-ms', value: 'MS', help: 'An HTTP session without a request for this long is closed (its long jobs stop unless they run as tasks).', default: '300000' },
+  { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
+  { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM, how long calls in flight (and, over HTTP, tasks) may take to finish before the process exits; HTTP tasks still running then end as failed.', default: '10000' },
+  { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', default: '30000' },
+  { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -79,38 +111,89 @@ function parseBoolean(name: string, text: string): boolean {
   return value;
 }
 
-function parseInteger(name: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
+/** `name` is what the user typed: the flag when the value came from one, else the variable. */
+export function parseInteger(name: string, text: string, min: number, max: number): number {
+  const value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
   return value;
 }
 
+/**
+ * Every route of the spec begins with /v2, so a base URL copied with it (`https://api.example.com/v2`)
+ * would send `/v2/v2/...`; it is dropped, as is a trailing slash. Any other path prefix (a proxy's) stays.
+ */
+export function normalizeBaseUrl(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must hold no query, fragment or credentials: the key goes in SVC_API_KEY (the value was not printed)`);
+  }
+  const pathPrefix = url.pathname.replace(/\/+$/, '').replace(/\/v2$/i, '').replace(/\/+$/, '');
+  return `${url.origin}${pathPrefix}`;
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
-export function parseRateLimit(text: string): RateLimit {
+export function parseRateLimit(text: string, name = 'SVC_RATE_LIMIT'): RateLimit {
   const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*$/.exec(text);
-  if (!match) throw new ConfigError(`SVC_RATE_LIMIT must look like N/Ts, for example 100/60s (got "${text}")`);
+  if (!match) throw new ConfigError(`${name} must look like N/Ts, for example 100/60s (got "${text}")`);
   const limit = Number(match[1]);
   const windowMs = Number(match[2]) * UNIT_MS[match[3]];
-  if (limit < 1 || windowMs < 1) throw new ConfigError(`SVC_RATE_LIMIT needs N >= 1 and a window above zero (got "${text}")`);
+  if (limit < 1 || windowMs < 1) throw new ConfigError(`${name} needs N >= 1 and a window above zero (got "${text}")`);
   return { limit, windowMs };
+}
+
+/** People reading a terminal get readable lines; anything else (a file, a pipe, a host's log) gets JSON. */
+function parseLogFormat(name: string, text: string | undefined): LogFormat {
+  if (text === undefined) return process.stderr.isTTY ? 'pretty' : 'json';
+  if (text !== 'pretty' && text !== 'json') throw new ConfigError(`${name} must be pretty or json (got "${text}")`);
+  return text;
 }
 
 function parseList(text: string): string[] {
   return text.split(',').map((item) => item.trim()).filter(Boolean);
 }
 
+/** `notes=a,wiki=b`: each kind's wire name; kinds not listed keep their own name, as the sandbox uses them. */
+export function parseProviderNames(text: string): Record<ProviderKind, string> {
+  const names = Object.fromEntries(PROVIDER_KINDS.map((kind) => [kind, kind])) as Record<ProviderKind, string>;
+  for (const entry of parseList(text)) {
+    const [kind, name] = entry.split('=').map((part) => part.trim());
+    if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: unknown provider kind "${kind}" (kinds: ${PROVIDER_KINDS.join(', ')})`);
+    }
+    if (!name || !/^[a-z][a-z0-9_-]*$/.test(name)) {
+      throw new ConfigError(`SVC_PROVIDER_NAMES: the wire name of ${kind} must be a lowercase name (got "${name ?? ''}")`);
+    }
+    names[kind as ProviderKind] = name;
+  }
+  return names;
+}
+
 /**
  * Reads flags over environment variables (a flag wins). Returns the raw text per env name so
  * that one parser handles both sources.
  */
-function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, string> {
-  const raw = new Map<string, string>();
+interface RawValue {
+  text: string;
+  /** The flag or the variable the value came from, for error messages. */
+  from: string;
+}
+
+function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, RawValue> {
+  const raw = new Map<string, RawValue>();
   for (const option of OPTIONS) {
     const value = env[option.env];
-    if (value !== undefined && value !== '') raw.set(option.env, value);
+    if (value !== undefined && value !== '') raw.set(option.env, { text: value, from: option.env });
   }
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
@@ -118,70 +201,86 @@ function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, string>
     const option = OPTIONS.find((candidate) => candidate.flag === flag);
     if (!option) throw new ConfigError(`Unknown option ${flag}. Run svc-mcp --help for the list.`);
     if (!option.value) {
-      raw.set(option.env, inline ?? 'true');
+      raw.set(option.env, { text: inline ?? 'true', from: flag });
       continue;
     }
     const value = inline ?? argv[++index];
     if (value === undefined) throw new ConfigError(`${flag} needs a value (${option.value})`);
-    raw.set(option.env, value);
+    raw.set(option.env, { text: value, from: flag });
   }
   return raw;
 }
 
+const OR_SANDBOX = '(or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true, or the Sandbox setting of the Claude Desktop extension)';
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const raw = collectRaw(argv, env);
-  const text = (name: string) => raw.get(name);
+  const text = (name: string) => raw.get(name)?.text;
+  const from = (name: string) => raw.get(name)?.from ?? name;
+  /** An option that has a default: the given text, or its default. */
+  const setting = (name: string): string => {
+    const value = text(name) ?? OPTIONS.find((option) => option.env === name)?.default;
+    if (value === undefined) throw new Error(`internal: ${name} has no default`);
+    return value;
+  };
 
-  const confirm = text('SVC_CONFIRM') ?? 'writes';
+  const confirm = setting('SVC_CONFIRM');
   if (!['writes', 'destructive', 'none'].includes(confirm)) {
-    throw new ConfigError(`SVC_CONFIRM must be writes, destructive or none (got "${confirm}")`);
+    throw new ConfigError(`${from('SVC_CONFIRM')} must be writes, destructive or none (got "${confirm}")`);
   }
-  const transport = text('SVC_TRANSPORT') ?? 'stdio';
+  const transport = setting('SVC_TRANSPORT');
   if (transport !== 'stdio' && transport !== 'http') {
-    throw new ConfigError(`SVC_TRANSPORT must be stdio or http (got "${transport}")`);
+    throw new ConfigError(`${from('SVC_TRANSPORT')} must be stdio or http (got "${transport}")`);
   }
-  const toolsetsText = text('SVC_TOOLSETS') ?? 'all';
+  const toolsetsText = setting('SVC_TOOLSETS');
   const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
-  if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError('SVC_TOOLSETS must name at least one group, or be "all"');
+  if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError(`${from('SVC_TOOLSETS')} must name at least one group, or be "all"`);
 
-  const baseUrl = text('SVC_BASE_URL')?.replace(/\/+$/, '');
-  if (baseUrl !== undefined && !/^https?:\/\/[^/]+/.test(baseUrl)) {
-    throw new ConfigError(`SVC_BASE_URL must be an http(s) URL (got "${baseUrl}")`);
-  }
+  const baseUrlText = text('SVC_BASE_URL');
+  const baseUrl = baseUrlText === undefined ? undefined : normalizeBaseUrl(from('SVC_BASE_URL'), baseUrlText);
   const apiKey = text('SVC_API_KEY');
   if (apiKey !== undefined && !apiKey.startsWith('svc_')) {
-    throw new ConfigError('SVC_API_KEY must start with svc_ (the value was not printed)');
+    throw new ConfigError(`${from('SVC_API_KEY')} must start with svc_ (the value was not printed)`);
   }
 
   const config: Config = {
     apiKey,
     baseUrl,
     toolsets,
-    readOnly: parseBoolean('SVC_READ_ONLY', text('SVC_READ_ONLY') ?? 'false'),
+    readOnly: parseBoolean(from('SVC_READ_ONLY'), setting('SVC_READ_ONLY')),
     confirm: confirm as ConfirmMode,
     confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
-    rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s'),
+    confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
+    rateLimit: parseRateLimit(setting('SVC_RATE_LIMIT'), from('SVC_RATE_LIMIT')),
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
-    timeoutMs: parseInteger('SVC_TIMEOUT_MS', text('SVC_TIMEOUT_MS') ?? '30000', 100, 600_000),
-    logLevel: text('SVC_LOG_LEVEL') ?? 'info',
+    timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), setting('SVC_TIMEOUT_MS'), 100, 600_000),
+    logLevel: setting('SVC_LOG_LEVEL'),
+    logFormat: parseLogFormat(from('SVC_LOG_FORMAT'), text('SVC_LOG_FORMAT')),
     transport,
-    httpHost: text('SVC_HTTP_HOST') ?? '127.0.0.1',
-    httpPort: parseInteger('SVC_HTTP_PORT', text('SVC_HTTP_PORT') ?? '3000', 0, 65_535),
+    httpHost: setting('SVC_HTTP_HOST'),
+    httpPort: parseInteger(from('SVC_HTTP_PORT'), setting('SVC_HTTP_PORT'), 0, 65_535),
     allowedHosts: parseList(text('SVC_ALLOWED_HOSTS') ?? ''),
     allowedOrigins: parseList(text('SVC_ALLOWED_ORIGINS') ?? ''),
-    stateless: parseBoolean('SVC_STATELESS', text('SVC_STATELESS') ?? 'false'),
+    stateless: parseBoolean(from('SVC_STATELESS'), setting('SVC_STATELESS')),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
-    maxResultTokens: parseInteger('SVC_MAX_RESULT_TOKENS', text('SVC_MAX_RESULT_TOKENS') ?? '20000', 500, 1_000_000),
-    sandbox: parseBoolean('SVC_SANDBOX', text('SVC_SANDBOX') ?? 'false'),
+    maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), setting('SVC_MAX_RESULT_TOKENS'), 500, 1_000_000),
+    maxMessageBytes: parseInteger(from('SVC_MAX_MESSAGE_BYTES'), setting('SVC_MAX_MESSAGE_BYTES'), 1024, 100 * 1024 * 1024),
+    maxSessions: parseInteger(from('SVC_MAX_SESSIONS'), setting('SVC_MAX_SESSIONS'), 1, 100_000),
+    maxSessionsPerKey: parseInteger(from('SVC_MAX_SESSIONS_PER_KEY'), setting('SVC_MAX_SESSIONS_PER_KEY'), 1, 100_000),
+    sessionIdleMs: parseInteger(from('SVC_SESSION_IDLE_MS'), setting('SVC_SESSION_IDLE_MS'), 1000, 86_400_000),
+    sandbox: parseBoolean(from('SVC_SANDBOX'), setting('SVC_SANDBOX')),
+    drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
+    taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),
+    providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    throw new ConfigError(`SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
+    throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
   if (!config.sandbox) {
-    if (!config.baseUrl) throw new ConfigError('SVC_BASE_URL is required (or run with --sandbox to use the embedded workspace)');
+    if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
     if (!config.apiKey && config.transport === 'stdio') {
-      throw new ConfigError('SVC_API_KEY is required (or run with --sandbox to use the embedded workspace)');
+      throw new ConfigError(`SVC_API_KEY is required ${OR_SANDBOX}`);
     }
   }
   return config;
@@ -194,7 +293,8 @@ export function helpText(): string {
     'Usage:',
     '  svc-mcp [options]          serve the tools (stdio by default)',
     '  svc-mcp --sandbox          serve the tools against the embedded simulated workspace',
-    '  svc-mcp sandbox [--port N] run the simulated workspace API alone and print its URL and keys',
+    '  svc-mcp sandbox [--port N] [--host H]',
+    '                             run the simulated workspace API alone and print its URL and keys',
     '  svc-mcp --help | --version',
     '',
     'Options (each also read from the environment variable shown; a flag wins):',
@@ -202,7 +302,7 @@ export function helpText(): string {
   for (const option of OPTIONS) {
     const left = `  ${option.flag}${option.value ? ` ${option.value}` : ''}`;
     lines.push(`${left.padEnd(30)} ${option.env}`);
-    lines.push(`${''.padEnd(32)}${option.help} Default: ${option.defaultText}.`);
+    lines.push(`${''.padEnd(32)}${option.help} Default: ${option.default ?? option.defaultText}.`);
   }
   return lines.join('\n');
 }

@@ -1,27 +1,86 @@
-import pino, { type Logger } from 'pino';
+import { writeSync } from 'node:fs';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogFormat } from './config.js';
 
 export type { Logger };
 
-const API_KEY_PATTERN = /svc_[A-Za-z0-9_\-]{4,}/g;
+/** `svc_` keys in any case, also with the `_` percent-encoded (as in a logged URL). */
+/**
+ * A workspace key in any form it may travel in: `svc_` or URL-encoded `svc%5F`, in any case. An
+ * upper-cased one is told apart from this program's own setting names (SVC_API_KEY) by a digit.
+ */
+const API_KEY_PATTERN = /svc(?:_|%5[fF])[A-Za-z0-9_\-%]{4,}|(?<![A-Za-z0-9])SVC(?:_|%5F)(?=[A-Z_\-%]*\d)[A-Z0-9_\-%]{4,}/g;
 
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function scrubSecrets(text: string): string {
   return text.replace(API_KEY_PATTERN, 'svc_***');
 }
 
-/** Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. */
-export function createLogger(level: string): Logger {
+/**
+ * Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every finished
+ * line is scrubbed, so a key inside an error object, a nested field or a message is masked alike.
+ */
+export function createLogger(level: string, format: LogFormat = 'json'): Logger {
+  const stderr = format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true });
+  const scrubbed: DestinationStream = { write: (line: string) => stderr.write(scrubSecrets(line)) };
   return pino(
     {
       level,
       base: { service: 'svc-mcp' },
       redact: { paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrubSecrets(arg) : arg)) as typeof args);
-        },
-      },
     },
-    pino.destination({ fd: 2, sync: true }),
+    scrubbed,
   );
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_COLORS: Record<number, string> = { 10: '90', 20: '36', 30: '32', 40: '33', 50: '31', 60: '35' };
+/** Fields every record carries that a person reading a terminal does not need repeated. */
+const OMITTED = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service']);
+
+function colorsWanted(): boolean {
+  return Boolean(process.stderr.isTTY) && !('NO_COLOR' in process.env);
+}
+
+/**
+ * `--log-format pretty`: one readable line per record, `12:03:04.120 INFO  message key=value ...`,
+ * with an error's stack on the lines after. pino-pretty would do more, but this is all a person
+ * running the server by hand needs, and it costs no dependency.
+ */
+export function prettyDestination(fd: number, colors: boolean): DestinationStream {
+  return {
+    write(line: string) {
+      writeSync(fd, formatPretty(line, colors));
+    },
+  };
+}
+
+export function formatPretty(line: string, colors = false): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  const level = typeof record.level === 'number' ? record.level : 30;
+  const name = (LEVEL_NAMES[level] ?? String(level)).padEnd(5);
+  const time = typeof record.time === 'number' ? clockTime(new Date(record.time)) : '';
+  let stack = '';
+  const fields: string[] = [];
+  for (const [key, value] of Object.entries(record)) {
+    if (OMITTED.has(key) || value === undefined) continue;
+    if (key === 'err' && value && typeof value === 'object' && 'stack' in value) {
+      stack = `\n    ${String((value as { stack: unknown }).stack).replaceAll('\n', '\n    ')}`;
+      continue;
+    }
+    fields.push(`${key}=${typeof value === 'string' && !/\s|=|"/.test(value) ? value : JSON.stringify(value)}`);
+  }
+  const label = colors ? `\u001b[${LEVEL_COLORS[level] ?? '0'}m${name}\u001b[0m` : name;
+  return `${[time, label, String(record.msg ?? ''), ...fields].filter(Boolean).join(' ')}${stack}\n`;
+}
+
+/** Local wall-clock time to the millisecond: what a person compares with their own clock. */
+function clockTime(date: Date): string {
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
 }

@@ -1,11 +1,18 @@
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
-import { unknownToolsets } from './engine/listing.js';
+import { CORE_TOOLSET, unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
+import { stopTelemetry } from './telemetry.js';
 import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
+import { RunningTasks } from './engine/tasks.js';
+import { connectFleetRedis } from './fleet/redis.js';
+import { RedisSpentTokens } from './fleet/redis-spent-tokens.js';
+import { RedisTaskStore } from './fleet/redis-task-store.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
 
@@ -17,6 +24,8 @@ export interface Runtime {
   limiters: LimiterRegistry;
   client: ApiClient;
   spentTokens: SpentTokens;
+  taskStore: TaskStore;
+  runningTasks: RunningTasks;
   sandbox?: Sandbox;
   close(): Promise<void>;
 }
@@ -24,7 +33,7 @@ export interface Runtime {
 export async function createRuntime(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
   const unknown = unknownToolsets(catalog, config);
   if (unknown.length) {
-    throw new ConfigError(`SVC_TOOLSETS names unknown group(s) ${unknown.join(', ')}; the groups are ${catalog.map((group) => group.name).join(', ')}`);
+    throw new ConfigError(`SVC_TOOLSETS names unknown group(s) ${unknown.join(', ')}; use all, ${CORE_TOOLSET}, or groups among ${catalog.map((group) => group.name).join(', ')}`);
   }
   let sandbox: Sandbox | undefined;
   if (config.sandbox) {
@@ -37,18 +46,27 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
   const limiters = new LimiterRegistry({ budget: config.rateLimit, redisUrl: config.redisUrl, logger });
   await limiters.start();
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
+  // With Redis, tasks and spent confirmation tokens are the fleet's, not this process's.
+  const fleetRedis = config.redisUrl ? connectFleetRedis(config.redisUrl, logger) : undefined;
+  const taskStore = fleetRedis ? new RedisTaskStore(fleetRedis, config.taskTtlMs) : new InMemoryTaskStore();
   return {
     config,
     catalog,
     logger,
     limiters,
     client,
-    spentTokens: new MemorySpentTokens(),
+    spentTokens: fleetRedis ? new RedisSpentTokens(fleetRedis) : new MemorySpentTokens(),
+    taskStore,
+    runningTasks: new RunningTasks(),
     sandbox,
     async close() {
       await client.close();
       await limiters.stop();
+      if (taskStore instanceof RedisTaskStore) taskStore.close();
+      else taskStore.cleanup();
+      fleetRedis?.disconnect();
       await sandbox?.close();
+      await stopTelemetry();
     },
   };
 }

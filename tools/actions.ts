@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { CONFIG_TEXT, defined, nonBlank, preview } from './common.js';
+import { defined, nonBlank, PASS_THROUGH, preview } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf, previewAssignAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
@@ -10,11 +11,11 @@ const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
 
 const inputField = z
   .object({
-    name: nonBlank('Field name, used as ${name} in data step URLs.'),
+    name: nonBlank('Used as ${name} in step URLs'),
     type: fieldType,
     required: z.boolean().optional(),
-    path: z.string().optional().describe('Runtime path to bind the value from.'),
-    value: z.unknown().optional().describe('Literal value.'),
+    path: z.string().optional(),
+    value: z.unknown().optional(),
     source: fieldSource.optional(),
     defaultValue: z.unknown().optional(),
     autoBindPath: z.string().optional(),
@@ -23,10 +24,10 @@ const inputField = z
 
 const outputField = z
   .object({
-    name: nonBlank('Output field name.'),
+    name: nonBlank(),
     type: fieldType,
-    path: z.string().optional().describe('Where the value comes from; for source apiResponse "<stepId>.<responseMappingKey>".'),
-    sendToLlm: z.boolean().optional().describe('Visible to AI (attributes).'),
+    path: z.string().optional().describe('apiResponse: "<stepId>.<key>"'),
+    sendToLlm: z.boolean().optional(),
     source: fieldSource.optional(),
     useInRulebooks: z.boolean().optional(),
   })
@@ -45,8 +46,8 @@ const outputField = z
   });
 
 const schemaFields = {
-  inputSchema: z.array(inputField).optional().describe('Input fields of the action.'),
-  outputSchema: z.array(outputField).optional().describe('Output fields; apiResponse paths are "<stepId>.<key>".'),
+  inputSchema: z.array(inputField).optional(),
+  outputSchema: z.array(outputField).optional(),
 };
 
 /** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
@@ -68,7 +69,7 @@ const stepUrl = z
     const problem = urlTemplateProblem(url);
     if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: problem });
   })
-  .describe('URL; ${field} inserts an input, ${stepId.key} a value of an earlier step. Sent as written.');
+  .describe('${field}: an input; ${stepId.key}: an earlier step\'s value');
 
 const maskedValue = z.object({ hide: z.boolean(), value: z.unknown() }).strict();
 const headerValue = z.union([z.string(), z.number(), z.boolean(), maskedValue]);
@@ -78,12 +79,12 @@ const stepFields = {
     .record(headerValue)
     .nullable()
     .optional()
-    .describe('Header values: plain, or {hide: true, value} to store as secret. Send {hide: true, value: "********"} back unchanged to keep a stored secret.'),
-  body: z.record(z.unknown()).nullable().optional().describe('JSON body values, same masking rules as headers.'),
+    .describe('Plain, or {hide: true, value} for a secret; send a masked "********" back unchanged'),
+  body: z.record(z.unknown()).nullable().optional().describe('Same secret rules as headers'),
   responseMapping: z
     .record(z.union([z.string().min(1, 'must not be empty'), z.object({ path: z.string().min(1, 'must not be empty'), dataType: fieldType.optional() }).passthrough()]))
     .optional()
-    .describe('Output key -> response path ("." = whole body, "a.b[0]") or {path, dataType}.'),
+    .describe('key: response path ("." whole body, "a.b[0]") or {path, dataType}'),
 };
 
 const STEP_ERRORS = {
@@ -109,8 +110,8 @@ const listActions = defineTool({
   group: 'actions',
   scope: 'read',
   description:
-    'Lists actions (run by rules) and attributes (alwaysGet: fetched each conversation), newest first, with output fields and assigned agents; kind filters client-side. Records without alwaysGet show as kind "unknown" under every filter.',
-  input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all').describe('attributes, actions or all (default).') }),
+    'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
+  input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all') }),
   route: { method: 'GET', path: '/v2/hc-tools/public' },
   transform: (response, input) => {
     const all: Classified[] = records(response).map((item) => ({
@@ -141,6 +142,7 @@ const listActions = defineTool({
       }),
     more: 'Filter with kind, or read svc://actions.',
   },
+  output: shape({ kind: z.string(), count: z.number(), actions: z.array(shape({ id: z.string(), name: z.string(), kind: z.string() }, { botIds: z.array(z.string()) })) }),
   errors: { 500: 'the actions and attributes could not be loaded from storage; try again shortly' },
 });
 
@@ -150,12 +152,12 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Creates an action (alwaysGet false, run by a rule) or an attribute (alwaysGet true, fetched every conversation). Then: update_action for its schemas, add_data_step, assign_action_to_agents, test_action. Other fields are not documented and pass through.',
+    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required: the spec setup, step 1, names them. Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
   input: z
     .object({
-      name: nonBlank('Display name.'),
-      alwaysGet: z.boolean().describe('true: attribute; false: action.'),
-      description: z.string().nullable().optional().describe('For humans; not used for routing.'),
+      name: nonBlank(),
+      alwaysGet: z.boolean(),
+      description: z.string().nullable().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
@@ -170,11 +172,11 @@ const updateAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Sets the inputSchema and outputSchema (and name, description) of an action or attribute (toolId from list_actions or create_action). apiResponse output paths must be "<stepId>.<key>" with the step id from add_data_step. Field shapes beyond the documented ones pass through.',
+    `Sets an action's or attribute's inputSchema and outputSchema, or renames it. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      name: nonBlank('New display name.').optional(),
+      toolId: idInput(),
+      name: nonBlank().optional(),
       description: z.string().nullable().optional(),
       alwaysGet: z.boolean().optional(),
       ...schemaFields,
@@ -195,21 +197,23 @@ const addDataStep = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    'Adds an external HTTP call step to an action or attribute (toolId); steps run by ascending stepNumber, each feeding the next. Templates ${field}/${stepId.key} are sent as written; {{x}} is refused. Returns the step id for output paths. Other payload names: not documented, passed through.',
+    `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Owning action or attribute (list_actions, create_action).'),
-      stepNumber: z.number().nullable().optional().describe('Run order, ascending.'),
-      name: z.string().optional().describe('Step name.'),
-      url: stepUrl,
+      toolId: idInput(),
+      stepNumber: z.number().int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').nullable().optional(),
+      name: z.string().optional(),
+      url: stepUrl.optional(),
       ...stepFields,
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
   done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
+
+/** The agents of an assignment, whether given as botIds or botId. */
+const agentIdsOf = (input: { botIds?: string[]; botId?: string }) => [...(input.botIds ?? []), ...(input.botId ? [input.botId] : [])];
 
 const assignAction = defineTool({
   name: 'assign_action_to_agents',
@@ -218,17 +222,21 @@ const assignAction = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Assigns an action or attribute (toolId from list_actions) to agents (botIds from list_agents) on channels. Only attribute assignments are enforced at runtime; actions run only from a rulebook tool node. Payload names are not documented.',
+    `Assigns an action or attribute (toolId from list_actions) to agents (botIds or botId, from list_agents), optionally per channel. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      botIds: idList('Agent ids (list_agents).').min(1, 'must list at least one agent'),
-      channels: idList('e.g. chat, email.').optional(),
+      toolId: idInput().optional(),
+      botIds: idList().optional(),
+      botId: idInput().optional(),
+      channels: idList('e.g. chat, email').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
-  preview: previewAssignAction,
-  done: (_data, input) => `${input.toolId} assigned to ${input.botIds.length} agent(s); next: test_action to check what they will get.`,
+  preview: (input, context) =>
+    input.toolId
+      ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)
+      : Promise.resolve(['No toolId given: this payload is not documented, so it is sent as written and the API decides.']),
+  done: (_data, input) => `${input.toolId ?? 'The action'} assigned to ${agentIdsOf(input).length} agent(s); next: test_action to check what they will get.`,
   errors: { 404: 'the action/attribute or an agent was not found (list_actions and list_agents give valid ids)', 500: STEP_ERRORS[500] },
 });
 
@@ -239,16 +247,15 @@ const testAction = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Runs every data step of an action or attribute (toolId from list_actions) with the given inputs, calling the configured external APIs. Returns success, output values, per-step requests and extracted data. Result field names are not documented.',
+    `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and step data. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
-      toolId: idInput('Action or attribute id (list_actions).'),
-      inputs: z.record(z.unknown()).optional().describe('Input field values by name, e.g. {"orderId": "1001"}.'),
+      toolId: idInput(),
+      inputs: z.record(z.unknown()).optional().describe('By field name, e.g. {"orderId": "1001"}'),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
   done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
-  untrusted: CONFIG_TEXT,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
 
@@ -259,19 +266,18 @@ const testDataStep = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Makes one data step\'s HTTP call and returns success, HTTP status, raw response and error. Pass a stored step\'s id (fields given override it; masked ******** values keep its secrets) or a full config. Payload names beyond those are not documented.',
+    `Tries one API call step alone, stored (id) or a full config; returns the HTTP status, response and error. ${PASS_THROUGH}`,
   input: z
     .object({
-      id: z.string().trim().min(1).optional().describe('Stored data step id (add_data_step).'),
+      id: z.string().trim().min(1).optional().describe('Stored step (add_data_step)'),
       toolId: z.string().trim().min(1).optional(),
       url: stepUrl.optional(),
       ...stepFields,
-      inputs: z.record(z.unknown()).optional().describe('Values for ${} templates; "<stepId>.<key>" names stand in for earlier steps.'),
+      inputs: z.record(z.unknown()).optional().describe('Values for ${} templates, "<stepId>.<key>" for earlier steps'),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
-  untrusted: CONFIG_TEXT,
   errors: STEP_ERRORS,
 });
 

@@ -8,7 +8,9 @@ const listAgents = defineTool({
   title: 'List agents',
   group: 'agents',
   scope: 'read',
-  description: 'Lists the workspace\'s AI support agents (bots) with their ids. Start here: most tools need a botId from this list.',
+  core: true,
+  description:
+    'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from here.',
   input: z.object({}),
   route: { method: 'GET', path: '/v2/bots/public' },
   transform: (agents) => ({ agents }),

@@ -5,56 +5,27 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
 import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
-import { defined, DOCUMENT_TEXT } from './common.js';
+import { defined, PASS_THROUGH } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
-const text = z.string().nullable();
-const flag = z.boolean().nullable();
+/** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
+export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
 
-/** Article record (spec, Resources): every field optional so compact views validate too. */
-export const articleRecord = z
-  .object({
-    id: z.string(),
-    title: text,
-    mainKnowledge: text,
-    agentInstruction: text,
-    questions: z.array(z.unknown()).nullable(),
-    keywords: z.array(z.unknown()).nullable(),
-    escalation: flag,
-    misc: z.record(z.unknown()).nullable(),
-    active: flag,
-    public: flag,
-    parentFolderId: text,
-    companyId: text,
-    createdAt: text,
-    updatedAt: text,
-    version: z.number().nullable(),
-    isDraft: flag,
-    isDraftPublished: flag,
-    originalArticleId: text,
-    originalArticleVersion: z.number().nullable(),
-    createdBy: text,
-    updatedBy: text,
-    origin: text,
-  })
-  .partial()
-  .passthrough();
-
-const articleList = z.object({ articles: z.array(articleRecord) }).partial().passthrough();
+const articleList = shape({ articles: z.array(articleRecord) });
 
 const content = {
   title: z.string().optional(),
-  mainKnowledge: z.string().optional().describe('Main body.'),
-  agentInstruction: z.string().optional().describe('Extra instructions for the agent.'),
-  questions: z.array(z.string()).optional().describe('Question prompts the article answers.'),
+  mainKnowledge: z.string().optional().describe('Body'),
+  agentInstruction: z.string().optional(),
+  questions: z.array(z.string()).optional(),
   keywords: z.array(z.string()).optional(),
   escalation: z.boolean().optional(),
   misc: z.record(z.unknown()).optional(),
   active: z.boolean().optional(),
-  public: z.boolean().optional().describe('Public in the help center.'),
+  public: z.boolean().optional().describe('Shown in the help center'),
 };
 
-const NOT_DOCUMENTED = 'Payload shape is not documented: article fields shown; others pass through.';
 const NOT_FOUND = 'no article with this id in this workspace (list_articles lists live and draft ids)';
 
 const listArticles = defineTool({
@@ -62,8 +33,10 @@ const listArticles = defineTool({
   title: 'List articles',
   group: 'articles',
   scope: 'read',
-  description: 'Lists live articles (type live, the default) or drafts (type draft) with ids, versions, folders and draft links. Read bodies with get_articles.',
-  input: z.object({ type: z.enum(['live', 'draft']).optional().describe('live (default) or draft.') }),
+  core: true,
+  description:
+    'Lists knowledge-base articles, live (default) or drafts awaiting review, with ids, versions and folders. Text: get_articles.',
+  input: z.object({ type: z.enum(['live', 'draft']).optional() }),
   route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'] },
   transform: (articles) => ({ articles }),
   output: articleList,
@@ -85,7 +58,6 @@ const listArticles = defineTool({
       }),
     more: 'Read bodies of a few articles with get_articles.',
   },
-  untrusted: DOCUMENT_TEXT,
 });
 
 const getArticles = defineTool({
@@ -93,12 +65,13 @@ const getArticles = defineTool({
   title: 'Get articles by id',
   group: 'articles',
   scope: 'read',
-  description: 'Reads whole articles (live or draft) by id, with body, instructions, questions and keywords. The only way to read one article; ids from list_articles. Unknown ids are left out.',
-  input: z.object({ articleIds: idList('Article ids.') }),
+  core: true,
+  description:
+    'Reads the full text of articles, live or draft: body, agent instructions, questions, keywords. Ids from list_articles.',
+  input: z.object({ articleIds: idList() }),
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
   transform: (articles, input) => withNotFound(articles, input.articleIds),
   output: articleList,
-  untrusted: DOCUMENT_TEXT,
 });
 
 /** The API leaves unknown ids out silently: the result names them. */
@@ -116,11 +89,11 @@ const createArticle = defineTool({
   title: 'Create an article',
   group: 'articles',
   scope: 'write',
-  description: `Creates an article in a folder (parentFolderId from list_folders). Agents answer from it once its folder is assigned to them (assign_folders_to_agent). ${NOT_DOCUMENTED}`,
-  input: z.object({ ...content, parentFolderId: z.string().optional().describe('Folder id (list_folders).') }).passthrough(),
+  description:
+    `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
+  input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
 
@@ -130,12 +103,12 @@ const updateArticle = defineTool({
   group: 'articles',
   scope: 'write',
   idempotent: true,
-  description: `Changes fields of an article at once (its version increases). To review a change before it goes live, use create_article_draft then publish_article_draft. ${NOT_DOCUMENTED}`,
-  input: z.object({ articleId: idInput('Article id (list_articles).'), ...content }).passthrough(),
+  description:
+    `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
+  input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
   preview: previewUpdate,
   done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND },
 });
 
@@ -144,13 +117,13 @@ const createDraft = defineTool({
   title: 'Draft a change to an article',
   group: 'articles',
   scope: 'write',
-  description: `Creates a draft from a live article (records originalArticleId and version); the live article is unchanged until publish_article_draft. Fields given replace the draft's. ${NOT_DOCUMENTED}`,
-  input: z.object({ articleId: idInput('Live article id (list_articles).'), ...content }).passthrough(),
+  description:
+    `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
+  input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
   preview: previewCreateDraft,
   done: (data, input) =>
     `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'drafts are made from live articles' },
 });
 
@@ -162,22 +135,22 @@ const publishDraft = defineTool({
   group: 'articles',
   scope: 'write',
   description:
-    'Publishes a draft: updates its original live article (version + 1) or creates a new live one, and returns it. Fields given (content, active, public) override the draft\'s. Draft ids from list_articles type draft.',
+    'Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft.',
   input: z
     .object({
-      articleId: idInput('Draft article id (list_articles type draft).'),
+      articleId: idInput(),
       ...content,
-      questions: z.array(z.string()).min(1, nonEmpty).optional().describe('Question prompts the article answers.'),
+      questions: z.array(z.string()).min(1, nonEmpty).optional(),
       keywords: z.array(z.string()).min(1, nonEmpty).optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  output: articleRecord,
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
-  untrusted: DOCUMENT_TEXT,
   errors: {
     404: 'no draft with this id in this workspace (list_articles with type draft lists drafts; create_article_draft makes one)',
-    400: 'required article arrays must not be empty, and a draft is published only once',
+    400: 'required article arrays must not be empty',
   },
 });
 
@@ -187,12 +160,12 @@ const moveArticle = defineTool({
   group: 'articles',
   scope: 'write',
   idempotent: true,
-  description: 'Moves an article into another folder; agents see it through that folder\'s assignments. Payload shape is not documented: parentFolderId shown; others pass through.',
-  input: z.object({ articleId: idInput('Article id (list_articles).'), parentFolderId: z.string().optional().describe('Target folder id (list_folders).') }).passthrough(),
+  description:
+    `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
+  input: z.object({ articleId: idInput(), parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
   preview: previewMoveArticle,
   done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
 });
 
@@ -203,8 +176,9 @@ const deleteArticle = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description: 'Permanently deletes one article (live or draft); agents stop answering from it. Ids from list_articles.',
-  input: z.object({ articleId: idInput('Article id (list_articles).') }),
+  description:
+    'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
+  input: z.object({ articleId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
   preview: previewDeleteArticle,
   done: (_data, input) => `Article ${input.articleId} deleted permanently.`,

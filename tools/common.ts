@@ -1,20 +1,16 @@
+import { open, mkdir, realpath } from 'node:fs/promises';
+import type { WriteStream } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
-
-/** Fields that carry text written by customers, agents or document authors. */
-export const UNTRUSTED_TEXT = ['message', 'subjectPreview', 'feedback', 'content', 'mainKnowledge', 'agentInstruction', 'error', 'summary', 'reasoning', 'feedbackNote'] as const;
-
-/** Knowledge fields written by document authors or external pages (titles, extracted paragraphs, article questions and keywords). */
-export const DOCUMENT_TEXT = [...UNTRUSTED_TEXT, 'title', 'paragraphs', 'questions', 'keywords'] as const;
-
-/** Third-party text of the configuration groups: customer API responses, replayed answers, refine reasoning. */
-export const CONFIG_TEXT = [...UNTRUSTED_TEXT, 'response', 'oldAnswer', 'newAnswer'] as const;
+import { ToolFailure } from '../src/engine/errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
 /** Non-blank text: blank strings count as empty. */
-export function nonBlank(description: string) {
-  return z.string().refine((text) => text.trim().length > 0, 'must not be empty or blank').describe(description);
+export function nonBlank(description?: string) {
+  const text = z.string().refine((value) => value.trim().length > 0, 'must not be empty or blank');
+  return description ? text.describe(description) : text;
 }
 
 export const channelEnum = z.enum(['chat', 'email']);
@@ -24,7 +20,7 @@ export const conversationSource = z
   .string()
   .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
 
-/** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters. */
+/** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters (C0, DEL and C1). */
 export function searchText(description: string) {
   return z
     .string()
@@ -32,17 +28,41 @@ export function searchText(description: string) {
     .refine((text) => text.trim().length <= 100, 'must be at most 100 characters')
     .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
     // eslint-disable-next-line no-control-regex
-    .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must not contain control characters')
+    .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')
     .describe(description);
 }
 
 export const DAY_MS = 86_400_000;
 
-/** Shortens message text in compact views; the full view has it whole. */
+/** Shortens message text in compact views, saying so; the full view has it whole. */
 export function preview(text: unknown, length = 240): unknown {
-  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}…` : text;
+  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}… [${text.length - length} more characters: view "full"]` : text;
 }
 
 export function defined(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null));
+}
+
+/** The description marker of a tool whose payload the spec does not show; the guide says what it means. */
+export const PASS_THROUGH = 'Extra fields pass through.';
+
+/**
+ * Creates a new file in the export folder for writing. The name is one plain segment, the folder
+ * is resolved to its real path, and the file is created exclusively (`wx`), so nothing already
+ * there (a file, or a symlink planted to redirect the write) is followed or overwritten.
+ */
+export async function createExportFile(folder: string, name: string): Promise<{ file: string; stream: WriteStream }> {
+  await mkdir(folder, { recursive: true });
+  const root = await realpath(folder);
+  const file = path.join(root, name);
+  if (path.dirname(file) !== root) throw new ToolFailure(`- outputFile: must be a plain file name inside the export folder (${root})`);
+  try {
+    const handle = await open(file, 'wx', 0o600);
+    return { file, stream: handle.createWriteStream() };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new ToolFailure(`- outputFile: ${name} already exists in the export folder (${root}); exports never overwrite, so choose another name`);
+    }
+    throw error;
+  }
 }

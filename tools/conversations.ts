@@ -1,14 +1,13 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
+import { channelEnum, conversationSource, createExportFile, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
+import { shape, successShape } from './shapes.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest, type ScanSummary } from './scan.js';
 import { ConversationStats, GROUP_BY, renderStats } from './stats.js';
 
@@ -21,14 +20,14 @@ const channelFilter = z.array(channelEnum).min(1, 'must not be empty').optional(
 const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional();
 
 const filters = {
-  since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days ago.').optional(),
-  until: timeInput('End (inclusive) of the window. Default: now.').optional(),
-  botId: z.string().min(1).optional().describe('Only this agent\'s conversations (ids from list_agents).'),
-  source: sourceFilter.describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
+  since: timeInput('Default 7d ago.').optional(),
+  until: timeInput('Default now.').optional(),
+  botId: z.string().min(1).optional(),
+  source: sourceFilter.describe('e.g. api, widget, ui, testsuite, replay'),
   channel: channelFilter,
-  question: searchText('Case-insensitive substring of customer messages (max 100 chars; no %, _ or control characters).').optional(),
-  answer: searchText('Same rules, over the agent\'s answers. With question, both must match.').optional(),
-  csat: csatFilter.describe('CSAT rating 0-5.'),
+  question: searchText('In customer messages; max 100 chars, no % _').optional(),
+  answer: searchText('In agent answers, same rules').optional(),
+  csat: csatFilter.describe('0-5; name not shown in spec, sandbox\'s guess'),
 };
 
 /** The same filters, described once in export_conversations: every listed token costs every user. */
@@ -65,58 +64,21 @@ function checkWindow(input: { since?: number; until?: number }, context: z.Refin
 const listInput = z
   .object({
     ...filters,
-    limit: z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').optional().describe('Page size 1-100 (default 50).'),
-    cursor: z.string().min(1).optional().describe('nextCursor or prevCursor of a previous page.'),
-    direction: z.enum(['next', 'previous']).optional().describe('With cursor: next = older (default), previous = newer.'),
+    limit: z.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').optional().describe('default 50'),
+    cursor: z.string().min(1).optional().describe('nextCursor or prevCursor of a page'),
+    direction: z.enum(['next', 'previous']).optional().describe('next: older (default)'),
   })
   .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS))
   // A since without until is measured against this call's clock, not the API's later one.
   .transform((input) => (input.since !== undefined && input.until === undefined ? { ...input, until: clockNow() } : input));
 
-const attachment = z.object({ storageUrl: z.string(), storagePath: z.string(), originalUrl: z.string(), contentType: z.string(), expiresAt: z.number(), sizeBytes: z.number() }).partial().passthrough();
-const articleRef = z.object({ id: z.string(), title: z.string().optional(), documentUrl: z.string().nullable().optional() }).passthrough();
-const event = z
-  .object({
-    id: z.string(),
-    interactionId: z.string(),
-    createdAt: z.number(),
-    role: z.string(),
-    type: z.string(),
-    message: z.string().nullable(),
-    externalId: z.string().nullable(),
-    externalCreatedAt: z.number().nullable(),
-    csatRating: z.number().nullable(),
-    feedback: z.string().nullable(),
-    approved: z.boolean().nullable(),
-    resolved: z.boolean().nullable(),
-    attachments: z.array(attachment),
-    tags: z.array(z.object({ id: z.string(), name: z.string(), groupId: z.string().nullable() }).partial().passthrough()),
-    usedArticles: z.array(articleRef),
-  })
-  .partial()
-  .passthrough();
-const conversation = z
-  .object({
-    id: z.string(),
-    createdAt: z.number(),
-    externalCreatedAt: z.number().nullable(),
-    source: z.string(),
-    channel: z.string(),
-    status: z.string().nullable(),
-    externalId: z.string().nullable(),
-    url: z.string().nullable(),
-    subjectPreview: z.string().nullable(),
-    hasFeedback: z.boolean(),
-    resolved: z.boolean().nullable(),
-    userAttributes: z.record(z.unknown()).nullable(),
-    usedArticles: z.array(articleRef),
-    usedSubfolders: z.array(z.object({ id: z.string(), title: z.string() }).partial().passthrough()),
-    events: z.array(event),
-    eventCount: z.number(),
-    negativeFeedback: z.number(),
-  })
-  .partial()
-  .passthrough();
+/** Times are epoch ms upstream; views may show them as ISO text. */
+const time = z.union([z.number(), z.string()]);
+/** Items of both views: compact keeps these documented fields (events shrunk), full keeps every one. */
+const conversation = shape(
+  { id: z.string(), createdAt: time, source: z.string(), channel: z.string(), hasFeedback: z.boolean(), events: z.array(z.unknown()) },
+  { resolved: z.boolean().nullable(), subjectPreview: z.string().nullable() },
+);
 
 function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
   return defined({
@@ -177,14 +139,14 @@ const listConversations = defineTool({
   title: 'List conversations',
   group: 'conversations',
   scope: 'read',
+  core: true,
   description:
-    'Lists conversations with their events and feedback, newest first, one page at a time (window at most 90 days; default last 7 days). Use cursor with nextCursor for older pages. For longer windows or everything at once use export_conversations.',
+    'Browses conversations (chats, emails) with messages and feedback, newest first, a page at a time over at most 90 days; finds conversation and event ids. Counts: conversation_stats; a whole window: export_conversations.',
   input: listInput,
   route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
-  output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
+  output: shape({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }),
   transform: (response, input) => attributePage(response, input),
   list: conversationList,
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
 });
 
@@ -193,13 +155,13 @@ const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
 const exportInput = z
   .object({
     ...filters,
-    feedback: feedbackFilter.describe('Keep only conversations with a thumbs-down (negative) or thumbs-up (positive) event. Default any.'),
-    maxConversations: z.number().int().min(1).max(100_000).optional().describe('Stop after this many (default 500).'),
+    feedback: feedbackFilter,
+    maxConversations: z.number().int().min(1).max(100_000).optional().describe('default 500'),
     outputFile: z
       .string()
       .regex(/^[\w.-]+\.ndjson$/, 'must be a plain file name ending in .ndjson (no folders)')
       .optional()
-      .describe('Write every conversation in full as NDJSON to this file in the export folder and return a summary (local stdio only).'),
+      .describe('Write all to this file in the export folder, return a summary (stdio only)'),
   })
   .superRefine((input, context) => checkWindow(input, context, undefined));
 
@@ -225,9 +187,8 @@ function hasFeedback(item: Record<string, unknown>, approved: boolean): boolean 
 
 async function exportConversations(input: ExportInput, context: ToolContext): Promise<unknown> {
   if (input.outputFile && !context.local) throw new ToolFailure('outputFile is only available when svc-mcp runs locally over stdio; call without it to get the conversations in the result.');
-  const file = input.outputFile ? path.join(context.config.exportDir, input.outputFile) : undefined;
-  if (file) await mkdir(context.config.exportDir, { recursive: true });
-  const stream = file ? createWriteStream(file, { flags: 'w' }) : undefined;
+
+  const { file, stream } = input.outputFile ? await createExportFile(context.config.exportDir, input.outputFile) : {};
   const kept: Record<string, unknown>[] = [];
   const stats = new ConversationStats(['agent', 'source', 'channel']);
   let summary: ScanSummary;
@@ -256,12 +217,12 @@ const exportTool = defineTool({
   title: 'Export conversations',
   group: 'conversations',
   scope: 'read',
+  core: true,
   description:
-    'Fetches every conversation matching the filters over any window (90-day slices, all pages, agent by agent so each names its agent), with progress and counts by agent, source and channel. Stops at maxConversations (default 500). Locally it can write NDJSON to outputFile.',
+    'Collects every conversation matching the filters over any window, agent by agent so each names its agent, with counts by agent, source and channel; can keep only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
-  untrusted: UNTRUSTED_TEXT,
   taskSupport: 'optional',
 });
 
@@ -299,17 +260,18 @@ const generateAnswer = defineTool({
   title: 'Send a message and get the agent\'s answer',
   group: 'conversations',
   scope: 'write',
+  core: true,
   description:
-    'Sends one message turn. As role user (default) the agent replies; the result lists the created events with usedArticles. Continue a conversation with interactionId, or start one with botId (from list_agents). Text only.',
+    'Asks an agent a question as a customer would; returns its answer and the articles it used. Starts a conversation with botId (list_agents) or continues interactionId.',
   input: z
     .object({
-      content: z.string().refine((text) => text.trim().length > 0, 'must not be empty').describe('Message text.'),
-      role: z.enum(['user', 'agent', 'svcbot', 'otherbot']).optional().describe('Author role (default user); only user gets a reply.'),
-      interactionId: z.string().min(1).optional().describe('Conversation to continue.'),
-      botId: z.string().min(1).optional().describe('Agent for a new conversation; required without interactionId.'),
+      content: z.string().refine((text) => text.trim().length > 0, 'must not be empty'),
+      role: z.enum(['user', 'agent', 'svcbot', 'otherbot']).optional().describe('Only user (default) gets a reply'),
+      interactionId: z.string().min(1).optional(),
+      botId: z.string().min(1).optional(),
       metadata: z
         .object({
-          user_attributes: z.record(z.unknown()).optional().describe('Merged into the conversation\'s attributes.'),
+          user_attributes: z.record(z.unknown()).optional(),
           channel: channelEnum.optional(),
         })
         .passthrough()
@@ -320,13 +282,14 @@ const generateAnswer = defineTool({
         context.addIssue({ code: z.ZodIssueCode.custom, path: ['botId'], message: 'botId or interactionId is required' });
       }
     }),
+  fallbacks: { botId: 'defaultBotId' },
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
   done: (data) => {
     const events = (data as { events?: Array<{ interactionId?: string }> }).events ?? [];
     return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
   },
   transform: (events) => ({ events }),
-  untrusted: UNTRUSTED_TEXT,
+  output: shape({ events: z.array(shape({ id: z.string(), role: z.string(), type: z.string() }, { message: z.string().nullable(), usedArticles: z.array(z.unknown()) })) }),
   errors: { 500: 'an unknown interactionId or botId (list_conversations and list_agents give valid ids)' },
 });
 
@@ -335,15 +298,17 @@ const giveFeedback = defineTool({
   title: 'Rate an answer',
   group: 'conversations',
   scope: 'write',
+  core: true,
   idempotent: true,
   description:
-    'Records thumbs feedback on one event of a conversation: approved true (up), false (down) or null (clear); the conversation\'s resolved flag is recomputed. Event ids come from list_conversations or generate_answer.',
+    'Rates an agent answer thumbs up (approved true) or down (false), or clears it (null). Ids from list_conversations or generate_answer.',
   input: z.object({
-    interactionId: idInput('Conversation id.'),
-    eventId: idInput('Event id within that conversation.'),
-    approved: z.boolean().nullable().optional().describe('true thumbs up, false thumbs down, null clears.'),
+    interactionId: idInput(),
+    eventId: idInput(),
+    approved: z.boolean().nullable().optional(),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {
     406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
@@ -358,9 +323,11 @@ const deleteConversation = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description: 'Permanently deletes one conversation and its events. The API reports success even for unknown ids, so check the id with list_conversations first.',
-  input: z.object({ interactionId: idInput('Conversation id (from list_conversations).') }),
+  description:
+    'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
+  input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  output: successShape,
   preview: async (input) => [
     `Deletes conversation ${input.interactionId} with all its events and feedback. This is permanent: no route restores it.`,
     'No read route shows one conversation by id, so this preview cannot show its content or confirm it exists; the API reports success even for an unknown id. list_conversations finds it by time window.',

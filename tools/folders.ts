@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { defined } from './common.js';
+import { defined, PASS_THROUGH } from './common.js';
 import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder } from './effects.js';
 
-const NOT_DOCUMENTED = 'Payload shape is not documented:';
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 
 const listFolders = defineTool({
@@ -12,8 +11,9 @@ const listFolders = defineTool({
   title: 'List folders',
   group: 'folders',
   scope: 'read',
-  description: 'Lists the knowledge folders (a tree through parentFolderId) with the agents assigned to each; with botId only the folders that agent answers from (assigned ones and their subfolders).',
-  input: z.object({ botId: idInput('Only this agent\'s folders (ids from list_agents).').optional() }),
+  description:
+    'Shows the knowledge-base folder tree and each folder\'s agents; with botId, only what that agent answers from.',
+  input: z.object({ botId: idInput().optional() }),
   route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
   transform: (folders) => ({ folders }),
   list: {
@@ -28,11 +28,12 @@ const createFolder = defineTool({
   title: 'Create a folder',
   group: 'folders',
   scope: 'write',
-  description: `Creates a knowledge folder, at the top level or inside parentFolderId (list_folders). Assign it to agents with assign_folders_to_agent. ${NOT_DOCUMENTED} name and parentFolderId shown; others pass through.`,
+  description:
+    `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
   input: z
     .object({
-      name: z.string().optional().describe('Folder name.'),
-      parentFolderId: z.string().optional().describe('Parent folder id; omit for the top level.'),
+      name: z.string().optional(),
+      parentFolderId: z.string().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest' },
@@ -46,8 +47,9 @@ const updateFolder = defineTool({
   group: 'folders',
   scope: 'write',
   idempotent: true,
-  description: `Changes a folder's fields, such as its name; to move it use move_folder. ${NOT_DOCUMENTED} name shown; others pass through.`,
-  input: z.object({ folderId: idInput('Folder id (list_folders).'), name: z.string().optional().describe('New name.') }).passthrough(),
+  description:
+    `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
+  input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
   done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
@@ -59,11 +61,12 @@ const moveFolder = defineTool({
   group: 'folders',
   scope: 'write',
   idempotent: true,
-  description: `Moves a folder with its contents under another folder (parentFolderId), or to the top level with null; not into its own subtree. ${NOT_DOCUMENTED} parentFolderId shown; others pass through.`,
+  description:
+    `Moves a folder and its contents under another folder, or to the top with parentFolderId null. Ids from list_folders. ${PASS_THROUGH}`,
   input: z
     .object({
-      folderId: idInput('Folder to move (list_folders).'),
-      parentFolderId: z.string().nullable().optional().describe('New parent folder id, or null for the top level.'),
+      folderId: idInput(),
+      parentFolderId: z.string().nullable().optional(),
     })
     .passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest' },
@@ -79,8 +82,9 @@ const deleteFolder = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description: 'Permanently deletes a folder and its agent assignments. Move or delete its articles and subfolders first (list_articles, move_article).',
-  input: z.object({ folderId: idInput('Folder id (list_folders).') }),
+  description:
+    'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
+  input: z.object({ folderId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
   preview: previewDeleteFolder,
   done: (_data, input) => `Folder ${input.folderId} deleted permanently with its agent assignments.`,
@@ -93,11 +97,12 @@ const assignFolders = defineTool({
   group: 'folders',
   scope: 'write',
   idempotent: true,
-  description: `Lets an agent answer from the live articles of these folders and their subfolders (existing assignments are kept). Ids from list_agents and list_folders. ${NOT_DOCUMENTED} botId and folderIds shown; others pass through.`,
+  description:
+    `Gives an agent knowledge: it answers from these folders' live articles, besides its current ones. Ids from list_agents and list_folders. ${PASS_THROUGH}`,
   input: z
     .object({
-      botId: idInput('Agent id (list_agents).').optional(),
-      folderIds: idList('Folder ids (list_folders).').optional(),
+      botId: idInput().optional(),
+      folderIds: idList().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },

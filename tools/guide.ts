@@ -13,6 +13,13 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 - question/answer filters: at most 100 non-blank characters, no %, _ or control characters.
 - Times accept epoch milliseconds, ISO 8601, or relative ages such as 7d, 24h, 30m.
 
+## Finding tools
+- With SVC_TOOLSETS=core only the most used tools are listed. find_tools {query, group?} searches the whole catalog in plain words and shows each match with its input schema; call_tool {name, arguments} runs it with the same validation, confirmation, read-only mode and limits as a listed tool.
+
+## Inputs
+- A description ending "Extra fields pass through." belongs to a tool whose payload the API does not document: the fields shown are the usual ones, and any other JSON field is sent unchanged (except __proto__, constructor and prototype). Every other tool refuses unknown fields by name.
+- Field descriptions appear only where the name does not say enough; an id's source is named in the tool's description.
+
 ## Results
 - List tools return a compact view by default; pass view "full" for every field.
 - Results are capped at about 20k tokens; a note says what was cut and how to get the rest.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { DOCUMENT_TEXT } from './common.js';
+import { PASS_THROUGH } from './common.js';
 import { countOf, fieldOf } from './effects.js';
 
 /**
@@ -9,24 +9,21 @@ import { countOf, fieldOf } from './effects.js';
  * types the fields a user would plausibly send, all optional, and passes any other JSON field
  * through unchanged.
  */
-const NOT_DOCUMENTED = 'Payload shape is not documented: the fields shown are the usual ones; others pass through.';
-
-
 const initializeTree = defineTool({
   name: 'initialize_knowledge_tree',
   title: 'Propose a knowledge tree',
   group: 'knowledge',
   scope: 'write',
-  description: `Proposes a folder and article tree from processed sources (ids from ingest_sources) and returns a treeId to review, then persist_knowledge_tree. ${NOT_DOCUMENTED}`,
+  description:
+    `Proposes folders and articles for processed sources (ids from ingest_sources); returns a treeId for persist_knowledge_tree. ${PASS_THROUGH}`,
   input: z
     .object({
-      documentIds: idList('Source ids to organise.').optional(),
-      parentFolderId: idInput('Folder to place the tree under (list_folders).').optional(),
+      documentIds: idList('Source ids').optional(),
+      parentFolderId: idInput().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} proposed (${countOf(data, 'folders')} folder(s)); next: review it, then persist_knowledge_tree with this treeId.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
 
@@ -35,16 +32,16 @@ const persistTree = defineTool({
   title: 'Save a knowledge tree',
   group: 'knowledge',
   scope: 'write',
-  description: `Saves a tree from initialize_knowledge_tree as folders and draft articles (review them with list_articles type draft before publishing). ${NOT_DOCUMENTED}`,
+  description:
+    `Saves a proposed tree (treeId from initialize_knowledge_tree) as folders and draft articles. ${PASS_THROUGH}`,
   input: z
     .object({
-      treeId: idInput('Tree id from initialize_knowledge_tree.').optional(),
-      parentFolderId: idInput('Folder to create the tree under (list_folders).').optional(),
+      treeId: idInput().optional(),
+      parentFolderId: idInput().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
 
@@ -53,11 +50,12 @@ const generateKnowledge = defineTool({
   title: 'Generate knowledge from a source',
   group: 'knowledge',
   scope: 'write',
-  description: `Starts a job that turns one processed source (COMPLETED in wait_for_sources) into a draft article; poll it with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
+  description:
+    `Writes a draft article from one processed source (id from ingest_sources); returns a job for get_knowledge_jobs_status. ${PASS_THROUGH}`,
   input: z
     .object({
-      documentId: idInput('Source id (from ingest_sources).').optional(),
-      folderId: idInput('Folder for the draft (list_folders).').optional(),
+      documentId: idInput('Source id').optional(),
+      folderId: idInput().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest' },
@@ -70,11 +68,12 @@ const generateBulk = defineTool({
   title: 'Generate knowledge from many sources',
   group: 'knowledge',
   scope: 'write',
-  description: `Starts one knowledge job per processed source, each making a draft article; poll them with get_knowledge_jobs_status. ${NOT_DOCUMENTED}`,
+  description:
+    `Writes draft articles from many processed sources at once (ids from ingest_sources), one job each. ${PASS_THROUGH}`,
   input: z
     .object({
-      documentIds: idList('Source ids (from ingest_sources).').optional(),
-      folderId: idInput('Folder for the drafts (list_folders).').optional(),
+      documentIds: idList('Source ids').optional(),
+      folderId: idInput().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest' },
@@ -87,10 +86,10 @@ const jobsStatus = defineTool({
   title: 'Knowledge job status',
   group: 'knowledge',
   scope: 'read',
-  description: `Status of knowledge jobs from generate_knowledge or generate_knowledge_bulk, with the draft article id once done (read with get_articles). ${NOT_DOCUMENTED}`,
-  input: z.object({ jobIds: idList('Job ids (job_...).').optional() }).passthrough(),
+  description:
+    `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
+  input: z.object({ jobIds: idList().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
-  untrusted: DOCUMENT_TEXT,
 });
 
 export const knowledge: ToolGroup = {

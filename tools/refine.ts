@@ -4,88 +4,25 @@ import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './article-review.js';
-import { CONFIG_TEXT, defined } from './common.js';
+import { defined } from './common.js';
+import { shape } from './shapes.js';
 import { reviewRefineSession } from './prompts.js';
 
-const snapshot = z
-  .object({ interactionId: z.string(), eventId: z.string(), originalEventId: z.string().nullable(), content: z.string().nullable(), role: z.string(), type: z.string(), createdAt: z.string() })
-  .partial()
-  .passthrough();
-
-const change = z
-  .object({
-    id: z.string(),
-    companyId: z.string(),
-    sessionId: z.string(),
-    iterationId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    rootCause: z.record(z.unknown()),
-    changeType: z.string(),
-    draftPromptVersionId: z.string().nullable(),
-    draftArticleId: z.string().nullable(),
-    draftRuleVersionId: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .partial()
-  .passthrough();
-
 const nullableText = z.string().nullable();
-const iteration = z
-  .object({
+/** Only `active` is always there (the transform says so when the API answers null); the rest is the session. */
+const session = shape(
+  { active: z.boolean() },
+  {
     id: z.string(),
-    companyId: z.string(),
-    sessionId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    previousIterationId: nullableText,
-    backgroundJobId: nullableText,
-    replayInteractionId: nullableText,
-    replayEventId: nullableText,
-    iterationNumber: z.number(),
     status: z.string(),
-    feedbackNote: nullableText,
-    summary: nullableText,
-    confidence: nullableText,
-    error: nullableText,
-    publishedAt: nullableText,
-    startedAt: nullableText,
-    completedAt: nullableText,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    oldAnswerSnapshot: snapshot.nullable(),
-    newAnswerSnapshot: snapshot.nullable(),
-    changes: z.array(change),
-  })
-  .partial()
-  .passthrough();
-
-const session = z
-  .object({
-    active: z.boolean(),
-    note: z.string(),
-    id: z.string(),
-    companyId: z.string(),
-    interactionId: z.string(),
-    targetEventId: z.string(),
-    targetUserEventId: nullableText,
-    status: z.string(),
-    publishedIterationId: nullableText,
-    publishedAt: nullableText,
-    closedAt: nullableText,
-    closedReason: nullableText,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    originalAnswerSnapshot: snapshot.nullable(),
-    latestIteration: iteration.nullable(),
-    iterations: z.array(iteration),
-  })
-  .partial()
-  .passthrough();
+    latestIteration: shape({ id: z.string(), iterationNumber: z.number(), status: z.string() }, { summary: nullableText, confidence: nullableText, error: nullableText }).nullable(),
+    iterations: z.array(z.unknown()),
+  },
+);
 
 const target = {
-  interactionId: idInput('Conversation id (list_conversations).'),
-  eventId: idInput('The agent answer (svcbot event) under review, in that conversation.'),
+  interactionId: idInput(),
+  eventId: idInput(),
 };
 
 const ERRORS = {
@@ -178,16 +115,13 @@ function compactIteration(item: Record<string, unknown>): Record<string, unknown
   });
 }
 
-/** Outline keys that carry article and answer text: the draft diffs join the usual third-party fields. */
-const REVIEW_TEXT = [...CONFIG_TEXT, 'diff', 'before', 'after', 'added', 'removed'];
-
 const getRefineSession = defineTool({
   name: 'get_refine_session',
   title: 'Get the refine session of an answer',
   group: 'refine',
   scope: 'read',
   description:
-    'Reads the active refine (fix-review) session of one agent answer: iterations with status, summary, root cause, replayed answer and proposed changes, each article change with its draft diff. active false means none. To wait for a running iteration use wait_for_refine_session.',
+    'Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft\'s diff, replayed answer. Ids from list_conversations.',
   input: z.object(target),
   route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public' },
   after: (response, _input, context) => reviewSession(response, context),
@@ -197,7 +131,6 @@ const getRefineSession = defineTool({
       : { active: true, ...(response as Record<string, unknown>) },
   output: session,
   list: { items: 'iterations', compact: compactIteration, more: 'Use view "full" for every field of each iteration.' },
-  untrusted: REVIEW_TEXT,
   errors: ERRORS,
 });
 
@@ -297,13 +230,12 @@ const waitForRefineSession = defineTool({
   group: 'refine',
   scope: 'read',
   description:
-    'Polls the refine session of an agent answer until its latest iteration is ready, no_change or failed, with progress; returns summary, confidence, root cause and proposed changes with their draft diffs. On timeout it says the last status seen. Runs as an MCP task on request.',
+    'Waits until the refine (fix-review) session of an answer is ready, no_change or failed, with progress; then gives its proposed changes with their draft diffs.',
   input: z.object({
     ...target,
-    timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('Give up after this long (default 120).'),
+    timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('default 120'),
   }),
   handler: waitForRefine,
-  untrusted: REVIEW_TEXT,
   errors: ERRORS,
   taskSupport: 'optional',
 });

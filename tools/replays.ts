@@ -1,22 +1,12 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
+import { shape } from './shapes.js';
 
-const replayRecord = z
-  .object({
-    id: z.string(),
-    companyId: z.string(),
-    botId: z.string(),
-    source: z.string(),
-    channel: z.string(),
-    status: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    parentInteractionId: z.string(),
-    replay: z.object({ target_event_id: z.string(), status: z.string(), ml_models: z.record(z.unknown()) }).partial().passthrough(),
-  })
-  .partial()
-  .passthrough();
+const replayRecord = shape(
+  { id: z.string(), botId: z.string(), source: z.string(), status: z.string(), parentInteractionId: z.string(), replay: shape({ target_event_id: z.string(), status: z.string() }) },
+  { channel: z.string() },
+);
 
 const getReplay = defineTool({
   name: 'get_replay',
@@ -24,8 +14,8 @@ const getReplay = defineTool({
   group: 'replays',
   scope: 'read',
   description:
-    'Reads one replay conversation: the original conversation it replays (parentInteractionId), the target event, status and models used. Replay ids appear in refine sessions (replayInteractionId).',
-  input: z.object({ replayId: idInput('Replay id (a refine iteration\'s replayInteractionId).') }),
+    'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
+  input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
   output: replayRecord,
   errors: { 404: 'no replay with this replayId in the workspace (refine sessions name their replays as replayInteractionId; get_refine_session shows them)' },

@@ -3,31 +3,12 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, UNTRUSTED_TEXT } from './common.js';
-import { pathDiff, renderHunks, type PathChange, type Quote } from './diff.js';
+import { defined } from './common.js';
+import { type PathChange, pathDiff, type Quote, renderHunks } from './diff.js';
+import { shape } from './shapes.js';
 
-const ruleItem = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    status: z.string(),
-    source: z.string().nullable(),
-    triggerType: z.string().nullable(),
-    botIds: z.array(z.string()),
-    flowConfig: z.record(z.unknown()),
-    version: z.number(),
-    versionId: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
-
-const ruleVersion = z
-  .object({ versionId: z.string(), version: z.number(), createdAt: z.string(), createdBy: z.string().nullable(), item: ruleItem, status: z.string(), active: z.boolean(), name: z.string() })
-  .partial()
-  .passthrough();
+/** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
+const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
 const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only) or a path parameter is empty';
 const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
@@ -56,11 +37,11 @@ const listRuleVersions = defineTool({
   group: 'rules',
   scope: 'read',
   description:
-    'Lists the version history of one intent rule (published, draft and historical; without flowConfig) and which version is active. Business rules are refused (400). Use get_rule_version for one version\'s full flow.',
-  input: z.object({ ruleId: idInput('Intent rule id (from the dashboard or a refine session change).') }),
+    'Shows an intent rule\'s version history and the active version. ruleId from the dashboard or a refine session.',
+  input: z.object({ ruleId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
-  output: z.object({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }).partial().passthrough(),
+  output: shape({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }),
   list: {
     items: 'versions',
     compact: (version) => {
@@ -69,7 +50,6 @@ const listRuleVersions = defineTool({
     },
     more: 'Use view "full" for every field, or get_rule_version for one version.',
   },
-  untrusted: UNTRUSTED_TEXT,
   errors: { 400: ERRORS_400, 404: ERRORS_404_LIST },
 });
 
@@ -79,16 +59,15 @@ const getRuleVersion = defineTool({
   group: 'rules',
   scope: 'read',
   description:
-    'Reads one version (published, draft or historical) of an intent rule with its full flowConfig. versionId comes from list_rule_versions (e.g. "v2"). Business rules are refused (400).',
-  input: z.object({ ruleId: idInput('Intent rule id.'), versionId: idInput('Version id from list_rule_versions, e.g. v2.') }),
+    'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
+  input: z.object({ ruleId: idInput(), versionId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/{versionId}/public' },
   transform: (response, input) => ({
     ruleId: input.ruleId,
     versionId: input.versionId,
     versions: Array.isArray(response) ? response : response === null || response === undefined ? [] : [response],
   }),
-  output: z.object({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }).partial().passthrough(),
-  untrusted: UNTRUSTED_TEXT,
+  output: shape({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }),
   errors: {
     400: ERRORS_400,
     404: 'the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule\'s versions)',

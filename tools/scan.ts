@@ -117,7 +117,7 @@ export async function scanConversations(
           // Halves the rest of this step's share on each page, so progress only ever grows.
           progress: step + (cursor ? 1 - 0.5 ** windowPages : 1),
           total: steps,
-          message: `agent ${agentIndex + 1}/${agents.length} (${agent.agentName ?? agent.botId}), window ${windowIndex + 1}/${windows.length}: ${kept} conversations kept of ${scanned} scanned`,
+          message: `agent ${agentIndex + 1}/${agents.length} (${agent.agentName ?? agent.botId}), window ${windowIndex + 1}/${windows.length}; so far ${kept} kept of ${scanned} scanned`,
         });
       } while (cursor && stoppedAt === undefined);
       if (stoppedAt !== undefined) break scan;

@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
+import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { NotFoundError } from '../src/http/errors.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, DOCUMENT_TEXT } from './common.js';
+import { defined, PASS_THROUGH } from './common.js';
+import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
+import { shape } from './shapes.js';
 import { countOf, fieldOf } from './effects.js';
 
-/** The spec redacts the real provider names; any lowercase name is accepted and the API decides. */
-export const PROVIDER_RULE = 'must be a lowercase provider name such as drive, notes, helpcenter or wiki';
-const providerName = z.string().regex(/^[a-z][a-z0-9-]*$/, PROVIDER_RULE);
+/**
+ * The spec names providers only by kind (`<notes>`, ...) and hides their wire names: tools take
+ * the kinds, and the route's `providerFields` sends them under SVC_PROVIDER_NAMES.
+ */
+const discoveryKind = z.enum(['notes', 'helpcenter', 'wiki'] as const satisfies readonly ProviderKind[]);
+const providerKind = z.enum(PROVIDER_KINDS);
 
 export function isHttpUrl(value: string): boolean {
   if (!/^https?:\/\//i.test(value)) return false;
@@ -32,25 +37,13 @@ const timeoutSeconds = z
   .min(1, `must be from 1 to ${MAX_WAIT_SECONDS}`)
   .max(MAX_WAIT_SECONDS, `must be from 1 to ${MAX_WAIT_SECONDS}`)
   .optional()
-  .describe(`Stop waiting after this many seconds (default ${DEFAULT_WAIT_SECONDS}, max ${MAX_WAIT_SECONDS}); unfinished ids are reported.`);
+  .describe(`default ${DEFAULT_WAIT_SECONDS}`);
 
-export const sourceRecord = z
-  .object({
-    id: z.string(),
-    source: z.string(),
-    url: z.string(),
-    title: z.string(),
-    success: z.boolean(),
-    changed: z.boolean(),
-    linkedJobStatus: z.string(),
-    linkedKnowledgeId: z.string().nullable(),
-    error: z.string().nullable(),
-    paragraphs: z.array(z.unknown()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .partial()
-  .passthrough();
+/** Source record (spec, Resources): linkedKnowledgeId, error and paragraphs are set only after a run. */
+const sourceRecord = shape(
+  { id: z.string(), source: z.string(), url: z.string(), title: z.string(), success: z.boolean(), linkedJobStatus: z.string() },
+  { error: z.string().nullable(), paragraphs: z.array(z.unknown()) },
+);
 
 // ---------------------------------------------------------------------------
 // Waiting for ingestion jobs
@@ -116,7 +109,7 @@ export async function waitForSources(sourceIds: string[], seconds: number | unde
             const record = await context.call('get_source', { sourceId });
             states.set(sourceId, { record: isRecord(record) ? record : {} });
           } catch (error) {
-            if (error instanceof NotFoundError) states.set(sourceId, { notFound: true });
+            if (isNotFound(error)) states.set(sourceId, { notFound: true });
             else throw error;
           }
         }),
@@ -175,11 +168,11 @@ const listProviderResources = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Step 1 of importing from a connected provider: lists its resources not yet imported (empty means nothing new). provider is a lowercase name; discovery covers notes, helpcenter and wiki (drive sources are ingested by id, not discovered). Then register_provider_resources.',
-  input: z.object({ provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.') }),
-  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}' },
+    'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
+  input: z.object({ provider: discoveryKind }),
+  route: { method: 'GET', path: '/v2/documents/public/resources/{provider}', providerFields: ['provider'] },
   transform: (resources, input) => ({ provider: input.provider, resources }),
-  untrusted: DOCUMENT_TEXT,
+  output: shape({ provider: z.string(), resources: z.array(shape({}, { title: z.string(), externalId: z.string(), originalUrl: z.string() })) }),
   errors: { 400: 'the provider is not supported for discovery or not connected in this workspace' },
 });
 
@@ -188,8 +181,8 @@ const resource = z
     originalUrl: z.string().min(1, 'must not be empty'),
     title: z.string().min(1, 'must not be empty'),
     externalId: z.string().min(1, 'must not be empty'),
-    mimeType: z.string().min(1, 'must not be empty').describe('e.g. text/markdown, text/html.'),
-    object: z.string().optional().describe('Provider-specific type, e.g. page or database.'),
+    mimeType: z.string().min(1, 'must not be empty'),
+    object: z.string().optional(),
   })
   .passthrough();
 
@@ -200,12 +193,13 @@ const registerProviderResources = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Step 2: registers resources from list_provider_resources as sources (creates or updates records; does not ingest). Each needs originalUrl, title, externalId, mimeType. Pass the returned addedDocumentIds/updatedDocumentIds to ingest_sources with source = the provider.',
+    'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
   input: z.object({
-    provider: providerName.describe('Connected provider, e.g. notes, helpcenter, wiki.'),
-    resources: z.array(resource).describe('Resources as list_provider_resources returned them (mimeType added where missing).'),
+    provider: providerKind,
+    resources: z.array(resource),
   }),
-  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'] },
+  route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
+  output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
   done: (data, input) =>
     `${countOf(data, 'addedDocumentIds')} source(s) added and ${countOf(data, 'updatedDocumentIds')} updated for ${input.provider}; next: ingest_sources with source ${input.provider} and those ids.`,
   errors: { 400: 'the provider is unsupported or not connected, or a resource misses originalUrl, title, externalId or mimeType' },
@@ -218,31 +212,29 @@ const crawlLinks = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Deep crawl: expands a seed URL into more page URLs of the site, to pass to ingest_sources (source web). Crawling is not part of ingestion. Payload shape is not documented: url and maxLinks are the usual fields; others pass through.',
+    `Finds the page links of a website from a start URL, to import with ingest_sources. ${PASS_THROUGH}`,
   input: z
     .object({
-      url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional().describe('Seed page URL.'),
-      maxLinks: z.number().int('must be a whole number').min(1, 'must be at least 1').optional().describe('Most links to return.'),
+      url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
+      maxLinks: z.number().int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
   done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
-  untrusted: DOCUMENT_TEXT,
 });
 
 
 const ingestInput = z
   .object({
     source: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*$/, 'must be web or a lowercase provider name such as drive, notes, helpcenter or wiki')
+      .enum(['web', ...PROVIDER_KINDS])
       .default('web')
-      .describe('web (default; items are page URLs) or the provider of the sources (items are source ids), e.g. notes, helpcenter, wiki, drive.'),
-    documentIdsToAdd: idList('Items to ingest for the first time: URLs with web, source ids (from register_provider_resources) otherwise.').optional(),
-    documentIdsToRefresh: idList('Items to re-process; same kinds of values.').optional(),
-    english: z.boolean().optional().describe('English-specific processing (default true).'),
-    baser: z.boolean().optional().describe('Additional processing mode (default false).'),
-    wait: z.boolean().optional().describe('Also wait for the jobs to finish, with progress, as wait_for_sources does.'),
+      .describe('web (default): items are URLs; a provider name: items are its source ids'),
+    documentIdsToAdd: idList().optional(),
+    documentIdsToRefresh: idList().optional(),
+    english: z.boolean().optional().describe('English-specific processing, default true'),
+    baser: z.boolean().optional().describe('Extra processing mode, default false'),
+    wait: z.boolean().optional(),
     timeoutSeconds,
   })
   .superRefine((input, context) => {
@@ -281,9 +273,10 @@ const ingestSources = defineTool({
   group: 'sources',
   scope: 'write',
   description:
-    'Queues ingestion jobs: web page URLs (source web, the default) or source ids of a provider. Returns job and source ids at once; with wait true it also waits for the jobs (progress, timeoutSeconds) like wait_for_sources. Failures show in each source\'s error.',
+    'Imports web pages (URLs) or a provider\'s registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.',
   input: ingestInput,
-  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'] },
+  route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
+  output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
   done: (data) => `${countOf(data, 'jobs')} ingestion job(s) queued; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`,
   after: async (response, input, context) => {
     if (!input.wait) return response;
@@ -302,7 +295,6 @@ const ingestSources = defineTool({
       };
     }
   },
-  untrusted: DOCUMENT_TEXT,
   errors: { 400: 'check source (web or a connected provider) and that items are URLs with web and source ids otherwise' },
 });
 
@@ -312,11 +304,10 @@ const getSource = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'One source record: linkedJobStatus (PENDING, IN_PROGRESS, COMPLETED, FAILED), success, error, extracted paragraphs and linkedKnowledgeId. Ids come from ingest_sources or register_provider_resources (there is no list route). To wait for jobs use wait_for_sources.',
-  input: z.object({ sourceId: idInput('Source id.') }),
+    'Checks one imported source: job status, error, extracted text. Id from ingest_sources or register_provider_resources.',
+  input: z.object({ sourceId: idInput() }),
   route: { method: 'GET', path: '/v2/documents/public/{sourceId}' },
   output: sourceRecord,
-  untrusted: DOCUMENT_TEXT,
   errors: { 404: 'no source with this id in this workspace (ingest_sources and register_provider_resources return source ids; there is no list route)' },
 });
 
@@ -326,13 +317,12 @@ const waitTool = defineTool({
   group: 'sources',
   scope: 'read',
   description:
-    'Polls sources until each ingestion job is COMPLETED or FAILED, with progress; returns per source its status, success, error, paragraph count and linkedKnowledgeId, and what is still pending on timeout (default 120 s, max 900). Ids from ingest_sources.',
+    'Waits until imports finish (COMPLETED or FAILED) with progress; reports each source\'s status and error. Ids from ingest_sources.',
   input: z.object({
-    sourceIds: idList('Source ids to wait for.').min(1, 'must not be empty').max(100, 'must hold at most 100 ids'),
+    sourceIds: idList().min(1, 'must not be empty').max(100, 'must hold at most 100 ids'),
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),
-  untrusted: DOCUMENT_TEXT,
   taskSupport: 'optional',
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { nonBlank } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
 const createTag = defineTool({
@@ -10,13 +11,14 @@ const createTag = defineTool({
   group: 'tags',
   scope: 'write',
   description:
-    'Creates a tag in a workspace-owned custom tag group (tagGroupId from the dashboard: no API route lists tag groups). Returns the tag with its id.',
+    'Adds a label to a custom tag group, for tagging conversations. tagGroupId from the dashboard.',
   input: z.object({
-    tagGroupId: idInput('Custom tag group id.'),
-    tagName: nonBlank('Tag name.'),
-    tagDescription: z.string().optional().describe('What the tag means.'),
+    tagGroupId: idInput(),
+    tagName: nonBlank(),
+    tagDescription: z.string().optional(),
   }),
   route: { method: 'POST', path: '/v2/tag-groups/{tagGroupId}/tags/public', body: ['tagName', 'tagDescription'] },
+  output: shape({ id: z.string(), createdAt: z.string(), tagGroupId: z.string(), tagName: z.string() }, { tagDescription: z.string() }),
   done: (data, input) => `Tag ${fieldOf(data, 'id')} created in group ${input.tagGroupId}.`,
   errors: {
     400: 'tagName must not be empty',

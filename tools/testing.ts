@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './common.js';
+import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
 export const MAX_CASE_IDS = 200;
 
-/** Unique case UUIDs, 1 to 200: each bad or repeated entry is named by its index. */
+/** Unique case UUIDs, at most 200 (the spec sets no minimum): each bad or repeated entry is named by its index. */
 export const caseIdsInput = z
   .array(z.string())
-  .min(1, 'must list at least one case id')
   .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
   .superRefine((ids, context) => {
     const first = new Map<string, number>();
@@ -23,7 +23,7 @@ export const caseIdsInput = z
       else first.set(key, index);
     });
   })
-  .describe('Case UUIDs to attach: unique, 1-200, all of the group\'s agent.');
+  .describe('Unique, at most 200, of the group\'s agent');
 
 const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
@@ -32,12 +32,16 @@ const addCases = defineTool({
   scope: 'write',
   idempotent: true,
   description:
-    'Attaches existing test cases (unique UUIDs, at most 200, same agent as the group) to a shared criteria group; each case may have at most 50 effective criteria. Returns the updated group. Ids come from the dashboard: no API route lists groups or cases.',
+    'Adds existing test cases to a shared criteria group, to be judged by its criteria. UUIDs from the dashboard.',
   input: z.object({
-    criteriaGroupId: idInput('Criteria group UUID.').pipe(z.string().uuid('must be a UUID')),
+    criteriaGroupId: idInput().pipe(z.string().uuid('must be a UUID')),
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  output: shape(
+    { id: z.string(), botId: z.string(), name: z.string(), revision: z.number(), caseCount: z.number(), linkedCases: z.array(shape({ id: z.string() })) },
+    { criteria: z.array(z.unknown()), impactToken: z.string() },
+  ),
   done: (_data, input) => `${input.caseIds.length} case(s) attached to criteria group ${input.criteriaGroupId}.`,
   errors: {
     400: 'a case does not exist, belongs to another agent than the group, or would exceed 50 effective criteria',
@@ -52,12 +56,12 @@ const startRun = defineTool({
   scope: 'write',
   openWorld: true,
   description:
-    'Queues a run of a test set (testSetId from the dashboard). ruleExecutionMode: reuse recorded rule results, simulate (default) or execute, which calls configured external APIs. promptVersionId (simulate/execute only) tests a prompt version. Returns the run, status running.',
+    'Starts a regression run of a test set (testSetId from the dashboard); execute mode calls external APIs.',
   input: z
     .object({
-      testSetId: idInput('Test set id.'),
-      ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse, simulate (default) or execute (calls external APIs).'),
-      promptVersionId: idInput('Prompt version to test; only with simulate or execute.').optional(),
+      testSetId: idInput(),
+      ruleExecutionMode: z.enum(['reuse', 'simulate', 'execute']).default('simulate').describe('reuse recorded rule results, simulate, or execute'),
+      promptVersionId: idInput('Not with reuse').optional(),
     })
     .superRefine((input, context) => {
       if (input.promptVersionId !== undefined && input.ruleExecutionMode === 'reuse') {
@@ -65,9 +69,10 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  output: shape({ id: z.string(), testSetId: z.string(), status: z.string(), result: z.unknown() }, { createdBy: z.string().nullable() }),
   done: (data, input) => `Run ${fieldOf(data, 'id')} of test set ${input.testSetId} queued (status ${fieldOf(data, 'status')}); results appear in the dashboard (no route reads a run).`,
   errors: {
-    400: 'check ruleExecutionMode (reuse, simulate, execute) and that promptVersionId is a prompt version of this workspace',
+    400: 'check ruleExecutionMode (reuse, simulate, execute); promptVersionId goes only with simulate or execute',
     404: 'no test set with this id in the workspace (test set ids come from the dashboard)',
   },
 });

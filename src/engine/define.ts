@@ -6,6 +6,9 @@ import type { ViewName } from '../views/index.js';
 
 export type Scope = 'read' | 'write';
 
+/** Configuration values a tool may take as the default of an input field. */
+export type ConfigFallback = keyof Pick<Config, 'defaultBotId'>;
+
 export interface Route {
   method: HttpMethod;
   /** Path with `{param}` placeholders, each filled from the input field of the same name. */
@@ -20,6 +23,8 @@ export interface Route {
   body?: readonly string[] | 'rest';
   /** POST routes that only read are retried like GETs and need no confirmation. */
   read?: boolean;
+  /** Input fields holding a provider kind, sent under its wire name (SVC_PROVIDER_NAMES): the spec hides the real names. */
+  providerFields?: readonly string[];
 }
 
 /** Text for errors that only the tool can explain: which thing was missing and which tool lists it. */
@@ -58,9 +63,6 @@ export interface PreviewContext extends ToolContext {
   read(toolName: string, input: Record<string, unknown>): Promise<{ value: unknown } | { failed: string }>;
 }
 
-/** Which result fields carry third-party text (customer messages, article bodies): marked as untrusted in text output. */
-export type UntrustedFields = readonly string[];
-
 export interface ListShape {
   /** Property of the result holding the items (a top-level array is wrapped by `transform` first). */
   items: string;
@@ -83,6 +85,13 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   idempotent?: boolean;
   description: string;
   input: Input;
+  /** Listed on the core surface (`SVC_TOOLSETS=core`): the tools a support engineer uses most. */
+  core?: boolean;
+  /**
+   * Input fields that configuration fills when a call needs one and leaves it out (a default agent
+   * for `botId`); optional filters stay unfilled, so they never narrow a result unasked.
+   */
+  fallbacks?: Readonly<Record<string, ConfigFallback>>;
   route?: Route;
   /**
    * Composite reads: replaces the single route call (a tool has a route or a handler, never both).
@@ -92,7 +101,6 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Zod schema of the structured result, when the spec documents the shape. */
   output?: z.ZodTypeAny;
   list?: ListShape;
-  untrusted?: UntrustedFields;
   errors?: ErrorHints;
   /** Route tools only: more work after the request succeeded (for example waiting for the jobs it queued). */
   after?: (response: unknown, input: z.output<Input>, context: ToolContext) => Promise<unknown>;

@@ -12,6 +12,7 @@ import {
   TimeoutError,
   UpstreamServerError,
 } from '../http/errors.js';
+import type { RateLimit } from '../config.js';
 import { scrubSecrets } from '../log.js';
 import type { ToolDefinition } from './define.js';
 import { quoteUntrusted } from './output.js';
@@ -21,42 +22,75 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure';
 }
 
+/** Whether a handler's failed call found nothing (404), so it can report that item instead of failing. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError;
+}
+
+/** What the error text needs to know about the session. */
+export interface ErrorSetting {
+  /** The configured upstream budget, stated by the 429 text. */
+  rateLimit: RateLimit;
+  /** Where the session's key came from: the server's environment, or the HTTP client's own header. */
+  keyFrom: 'environment' | 'client';
+}
+
 /**
  * The one place that turns failures into what the user reads. The fixed, trusted sentence comes
  * first; upstream text follows only as quoted data.
  */
-export function errorResult(tool: ToolDefinition, error: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error)) }] };
+export function errorResult(tool: ToolDefinition, error: unknown, setting: ErrorSetting): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error, setting)) }] };
 }
 
-export function validationResult(tool: ToolDefinition, details: string): CallToolResult {
+/**
+ * A failure after the API answered the request with success: the outcome is what the transport
+ * saw, so the result says the request was sent and must not be sent again, whatever went wrong
+ * afterwards (an unreadable body, shaping, follow-up work such as waiting for jobs).
+ */
+export function sentResult(tool: ToolDefinition, status: number, error: unknown, setting: ErrorSetting): CallToolResult {
+  const write = tool.scope === 'write';
+  const after = error instanceof ApiError ? explain(tool, error, setting, false) : `svc-mcp could not show the response (${error instanceof Error ? error.message : String(error)})`;
+  const lines = [
+    `Sent; the API answered HTTP ${status}${write ? ', so the request was applied' : ''}.`,
+    `What failed afterwards: ${after}`,
+    ...(write ? ['Do not send it again; check the result with a list or get tool.'] : []),
+  ];
+  return { isError: true, content: [{ type: 'text', text: scrubSecrets(lines.join('\n')) }] };
+}
+
+export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: string): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `Invalid input for ${tool.name}; nothing was sent.\n${details}` }],
   };
 }
 
-function explain(tool: ToolDefinition, error: unknown): string {
+function explain(tool: ToolDefinition, error: unknown, setting: ErrorSetting, judgeWrite = true): string {
   if (error instanceof ToolFailure) return error.message;
   if (!(error instanceof ApiError)) {
     return `${tool.name} failed inside svc-mcp: ${error instanceof Error ? error.message : String(error)}. Nothing suggests the API received a request; please report this.`;
   }
   const quoted = quoteUntrusted(error.upstreamMessages);
-  const lines = [headline(tool, error)];
+  const lines = [headline(tool, error, setting)];
   if (quoted) lines.push(quoted);
-  if (tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
+  if (judgeWrite && tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
     lines.push(writeOutcome(error));
   }
   return lines.join('\n');
 }
 
-function headline(tool: ToolDefinition, error: ApiError): string {
+function headline(tool: ToolDefinition, error: ApiError, setting: ErrorSetting): string {
   const hints = tool.errors ?? {};
   if (error instanceof BadRequestError) {
     return `The API rejected the input as invalid (400)${hints[400] ? `: ${hints[400]}` : ''}. Fix the field it names and call again.`;
   }
   if (error instanceof AuthenticationError) {
-    return 'The API key was refused (401): it is invalid or revoked. Check SVC_API_KEY (a workspace key starting with svc_); a revoked key cannot be restored, so create a new one in the dashboard.';
+    const where =
+      setting.keyFrom === 'client'
+        ? 'Fix the key your MCP client sends as "Authorization: Bearer svc_..." in its server settings'
+        : 'Check SVC_API_KEY where svc-mcp is configured (a workspace key starting with svc_)';
+    return `The API key was refused (401): it is invalid or revoked. ${where}; a revoked key cannot be restored, so create a new one in the dashboard.`;
   }
   if (error instanceof PermissionError) {
     return `The API key is not allowed to do this (403): it lacks the "${tool.scope}" scope this tool needs, or the data belongs to another workspace than the key's. Use a key with the ${tool.scope} scope from the workspace that owns the data.`;
@@ -68,7 +102,8 @@ function headline(tool: ToolDefinition, error: ApiError): string {
     return `The API refused the request (406): ${hints[406] ?? 'the item is not accessible in this state'}.`;
   }
   if (error instanceof RateLimitError) {
-    return 'Rate limited by the API (429) even after backing off. The budget (100 requests per 60 s by default) is shared by every client of this key; wait about a minute before retrying.';
+    const window = durationText(setting.rateLimit.windowMs);
+    return `Rate limited by the API (429) even after backing off. The configured budget is ${setting.rateLimit.limit} requests per ${window} (SVC_RATE_LIMIT), and the API counts every client of this key against it; wait about ${window} before retrying.`;
   }
   if (error instanceof UpstreamServerError) {
     return error.status === 500
@@ -90,4 +125,9 @@ function writeOutcome(error: ApiError): string {
     return 'The request was refused, so nothing changed; it was not retried.';
   }
   return 'The request may or may not have been applied and was sent only once: check the current state (with a list or get tool) before trying again.';
+}
+
+function durationText(ms: number): string {
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }

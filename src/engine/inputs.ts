@@ -42,7 +42,15 @@ export function parseTime(value: unknown, now = clockNow()): number | undefined 
   return undefined;
 }
 
-/** A time input: shows as number-or-string in the schema and arrives in handlers as epoch ms. */
+/** The earliest time any input may name: the workspace API holds nothing older. */
+export const EARLIEST_TIME_MS = Date.UTC(2000, 0, 1);
+/** How far past the call's clock a time input may reach (one year, for scheduled ends of windows). */
+export const LATEST_TIME_AHEAD_MS = 366 * 86_400_000;
+
+/**
+ * A time input: shows as number-or-string in the schema and arrives in handlers as epoch ms,
+ * always from 2000-01-01 to one year after now, so no later stage plans over an absurd span.
+ */
 export function timeInput(description: string) {
   return z
     .union([z.number(), z.string()])
@@ -52,19 +60,26 @@ export function timeInput(description: string) {
         context.addIssue({ code: z.ZodIssueCode.custom, message: 'must be epoch milliseconds, an ISO 8601 time, or a relative age such as 7d, 24h or 30m' });
         return z.NEVER;
       }
+      const latest = clockNow() + LATEST_TIME_AHEAD_MS;
+      if (parsed < EARLIEST_TIME_MS || parsed > latest) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be from 2000-01-01 to ${new Date(latest).toISOString().slice(0, 10)} (one year from now)` });
+        return z.NEVER;
+      }
       return parsed;
     })
-    .describe(`${description} Epoch ms, ISO 8601, or relative (7d, 24h).`);
+    .describe(`${description} Epoch ms, ISO or age (7d).`);
 }
 
-/** A required id: non-empty after trimming. */
-export function idInput(description: string) {
-  return z.string().trim().min(1, 'must not be empty').describe(description);
+/** A required id: non-empty after trimming. Described only where its name does not say what it identifies. */
+export function idInput(description?: string) {
+  const id = z.string().trim().min(1, 'must not be empty');
+  return description ? id.describe(description) : id;
 }
 
 /** A list of ids (or other non-empty items), each non-empty after trimming. */
-export function idList(description: string) {
-  return z.array(z.string().trim().min(1, 'must not be empty')).describe(description);
+export function idList(description?: string) {
+  const ids = z.array(z.string().trim().min(1, 'must not be empty'));
+  return description ? ids.describe(description) : ids;
 }
 
 const SCHEMA_WRAPPERS = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodEffects', 'ZodBranded', 'ZodReadonly', 'ZodCatch', 'ZodPipeline']);
@@ -85,9 +100,91 @@ export function objectShape(schema: z.ZodTypeAny): z.ZodRawShape {
   return base instanceof z.ZodObject ? base.shape : {};
 }
 
-export function acceptsUnknownKeys(schema: z.ZodTypeAny): boolean {
+/** Limits on the raw arguments of one call, checked before any other stage walks them. */
+export const ARGUMENT_LIMITS = {
+  /** Levels of nested objects and arrays. */
+  depth: 32,
+  /** Characters of every string and field name together. */
+  chars: 1_000_000,
+  /** Values (objects, arrays and scalars) together. */
+  values: 50_000,
+} as const;
+
+/** Field names that reach object prototypes: refused in every payload, pass-through ones included. */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Problems with the raw arguments' shape, one `- field: rule` line each: prototype field names
+ * anywhere, nesting beyond the depth limit, and more text or values than the limits allow
+ * (named by the top-level field that carries most of it). Walks at most `depth` levels, so a
+ * hostile shape costs no stack.
+ */
+export function argumentProblems(args: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const weight = new Map<string, number>();
+  let chars = 0;
+  let values = 0;
+  const walk = (value: unknown, path: Array<string | number>, top: string) => {
+    values++;
+    let own = 0;
+    if (typeof value === 'string') own = value.length;
+    else if (value !== null && typeof value === 'object') {
+      if (path.length >= ARGUMENT_LIMITS.depth) {
+        problems.push(`- ${fieldPath(path)}: nested deeper than ${ARGUMENT_LIMITS.depth} levels`);
+        return;
+      }
+      for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+        if (typeof key === 'string') {
+          own += key.length;
+          if (PROTOTYPE_NAMES.has(key)) problems.push(`- ${fieldPath([...path, key])}: "${key}" is not allowed as a field name`);
+        }
+        walk(item, [...path, key], top);
+        if (problems.length > 20 || values > ARGUMENT_LIMITS.values) break;
+      }
+    }
+    chars += own;
+    weight.set(top, (weight.get(top) ?? 0) + own + 1);
+  };
+  for (const [key, value] of Object.entries(args)) {
+    if (PROTOTYPE_NAMES.has(key)) problems.push(`- ${key}: "${key}" is not allowed as a field name`);
+    walk(value, [key], key);
+  }
+  if (chars > ARGUMENT_LIMITS.chars || values > ARGUMENT_LIMITS.values) {
+    const [heaviest] = [...weight.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['input'];
+    problems.push(`- ${heaviest}: too large: the arguments may hold at most ${ARGUMENT_LIMITS.chars.toLocaleString('en')} characters and ${ARGUMENT_LIMITS.values.toLocaleString('en')} values`);
+  }
+  return [...new Set(problems)];
+}
+
+/**
+ * Fields the schema does not know, by path: in objects whose payload is documented (strict or
+ * default zod objects). Pass-through objects (payloads the spec does not show) keep theirs.
+ */
+export function unknownFields(schema: z.ZodTypeAny, value: unknown, path: Array<string | number> = []): string[] {
   const base = baseSchema(schema);
-  return base instanceof z.ZodObject && base._def.unknownKeys === 'passthrough';
+  if (base instanceof z.ZodObject && isPlainObject(value)) {
+    const shape = base.shape as z.ZodRawShape;
+    const found: string[] = [];
+    for (const [key, item] of Object.entries(value)) {
+      if (Object.hasOwn(shape, key)) found.push(...unknownFields(shape[key], item, [...path, key]));
+      else if (base._def.unknownKeys !== 'passthrough') found.push(fieldPath([...path, key]));
+    }
+    return found;
+  }
+  if (base instanceof z.ZodArray && Array.isArray(value)) return value.flatMap((item, index) => unknownFields(base.element, item, [...path, index]));
+  if (base instanceof z.ZodRecord && isPlainObject(value)) {
+    return Object.entries(value).flatMap(([key, item]) => unknownFields(base.valueSchema, item, [...path, key]));
+  }
+  return [];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `field.sub[2]`, as errors name fields. */
+export function fieldPath(path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : String(part)), '');
 }
 
 /**
@@ -136,13 +233,7 @@ function tryJson(text: string): unknown {
 
 /** `field.sub[2]: rule` lines, one per problem, so the caller sees every broken rule at once. */
 export function formatIssues(issues: z.ZodIssue[]): string {
-  const lines = issues.map((issue) => {
-    const field = issue.path.reduce<string>(
-      (text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : String(part)),
-      '',
-    );
-    return `- ${field || 'input'}: ${describeIssue(issue)}`;
-  });
+  const lines = issues.map((issue) => `- ${fieldPath(issue.path) || 'input'}: ${describeIssue(issue)}`);
   return [...new Set(lines)].join('\n');
 }
 

@@ -1,20 +1,59 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { viewUri } from '../views/index.js';
+import { needsConfirmation } from './confirm.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
+import { gatewayListing } from './gateway.js';
+import { VIEWS } from './output.js';
 import { jsonSchemaOf } from './schema.js';
+import type { Session } from './types.js';
+import { viewUri } from '../views/index.js';
 
-/** Tools visible under the configuration: toolsets first, then read-only mode from `readOnlyHint`. */
-export function selectTools(catalog: ToolGroup[], config: Pick<Config, 'toolsets' | 'readOnly'>): ToolDefinition[] {
-  const groups = config.toolsets === 'all' ? catalog : catalog.filter((group) => config.toolsets.includes(group.name));
-  return groups.flatMap((group) => group.tools).filter((tool) => !config.readOnly || tool.scope === 'read');
+/** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
+export const CORE_TOOLSET = 'core';
+
+type Surface = Pick<Config, 'toolsets' | 'readOnly'>;
+
+/** Whether the session's surface is `core`, so the gateway tools are listed and reach the whole catalog. */
+export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
+  return config.toolsets !== 'all' && config.toolsets.includes(CORE_TOOLSET);
 }
 
-/** Unknown group names are a configuration error, not a silent empty server. */
+/** Tools listed under the configuration: toolsets (groups, `core`) first, then read-only mode from `readOnlyHint`. */
+export function selectTools(catalog: ToolGroup[], config: Surface): ToolDefinition[] {
+  const { toolsets } = config;
+  const listed = (tool: ToolDefinition, group: ToolGroup) =>
+    toolsets === 'all' || toolsets.includes(group.name) || (Boolean(tool.core) && toolsets.includes(CORE_TOOLSET));
+  return catalog.flatMap((group) => group.tools.filter((tool) => listed(tool, group))).filter((tool) => allowedInMode(tool, config));
+}
+
+/**
+ * Tools a call may name: the listed ones, and under `core` every catalog tool, since `find_tools`
+ * and `call_tool` reach the whole catalog and a view calls its tools directly.
+ */
+export function reachableTools(catalog: ToolGroup[], config: Surface): ToolDefinition[] {
+  if (!hasGateway(config)) return selectTools(catalog, config);
+  return catalog.flatMap((group) => group.tools).filter((tool) => allowedInMode(tool, config));
+}
+
+function allowedInMode(tool: ToolDefinition, config: Pick<Config, 'readOnly'>): boolean {
+  return !config.readOnly || tool.scope === 'read';
+}
+
+/** Unknown toolset names are a configuration error, not a silent empty server. */
 export function unknownToolsets(catalog: ToolGroup[], config: Pick<Config, 'toolsets'>): string[] {
   if (config.toolsets === 'all') return [];
-  const known = new Set(catalog.map((group) => group.name));
+  const known = new Set([CORE_TOOLSET, ...catalog.map((group) => group.name)]);
   return config.toolsets.filter((name) => !known.has(name));
+}
+
+/** Why a tool name cannot be called in this configuration; the same words whether it was named directly or through `call_tool`. */
+export function unreachableReason(catalog: ToolGroup[], config: Surface, name: string): string {
+  const group = catalog.find((candidate) => candidate.tools.some((tool) => tool.name === name));
+  if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
+  if (config.readOnly && group.tools.find((tool) => tool.name === name)?.scope === 'write') {
+    return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
+  }
+  return `Unknown tool ${name} here: its group ${group.name} is not in SVC_TOOLSETS; nothing was sent.`;
 }
 
 /** The four hints every tool carries; read-only mode is derived from `readOnlyHint`. */
@@ -28,41 +67,102 @@ export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotatio
   };
 }
 
-const listings = new WeakMap<ToolDefinition, Map<string, Tool>>();
+/** A session confirms through elicitation when its client declares it and the transport can hold the round trip open. */
+export function sessionElicits(session: Pick<Session, 'server' | 'options'>): boolean {
+  return session.options.elicitationAllowed !== false && Boolean(session.server.getClientCapabilities()?.elicitation);
+}
+
+const listings = new WeakMap<ToolGroup[], WeakMap<Surface & Pick<Config, 'confirm'>, Map<string, Tool[]>>>();
 
 /**
- * A tool as `tools/list` shows it: the catalog entry plus the engine's own `view` and `confirm`
- * options, and for a client with the MCP Apps extension the view it may show beside the result.
- * Computed once per definition and variant, since HTTP mode builds a server per session or request.
+ * `tools/list` for a session, computed once per (configuration, elicitation, views) and shared by
+ * every session alike: HTTP mode builds a server per session or per request.
  */
-export function toolListEntry(tool: ToolDefinition, confirmable: boolean, withViews = false): Tool {
-  let variants = listings.get(tool);
-  if (!variants) listings.set(tool, (variants = new Map()));
-  const key = `${confirmable}/${withViews}`;
+export function toolListing(catalog: ToolGroup[], config: Surface & Pick<Config, 'confirm'>, elicits: boolean, showsViews = false): Tool[] {
+  let byConfig = listings.get(catalog);
+  if (!byConfig) listings.set(catalog, (byConfig = new WeakMap()));
+  let bySession = byConfig.get(config);
+  if (!bySession) byConfig.set(config, (bySession = new Map()));
+  const key = `${elicits}/${showsViews}`;
+  let listing = bySession.get(key);
+  if (!listing) {
+    listing = selectTools(catalog, config).map((tool) => toolListEntry(tool, config, elicits, showsViews));
+    if (hasGateway(config)) listing.push(...gatewayListing(catalog));
+    bySession.set(key, listing);
+  }
+  return listing;
+}
+
+const entries = new WeakMap<ToolDefinition, Map<string, Tool>>();
+
+/**
+ * A tool as a session sees it. Where confirmation goes by token (no elicitation), the tool takes
+ * `confirm` and lists no output schema, since its answer may be a preview rather than the
+ * documented result (a client checks every non-error result against a listed schema). A client
+ * with the MCP Apps extension also learns the view it may show beside the result.
+ */
+export function toolListEntry(tool: ToolDefinition, config: Pick<Config, 'confirm'>, elicits: boolean, showsViews = false): Tool {
+  const byToken = !elicits && needsConfirmation(tool, config.confirm);
+  let variants = entries.get(tool);
+  if (!variants) entries.set(tool, (variants = new Map()));
+  const key = `${byToken}/${showsViews}`;
   let entry = variants.get(key);
-  if (!entry) variants.set(key, (entry = buildListEntry(tool, confirmable, withViews)));
+  if (!entry) variants.set(key, (entry = buildListEntry(tool, byToken, showsViews)));
   return entry;
 }
 
-function buildListEntry(tool: ToolDefinition, confirmable: boolean, withViews: boolean): Tool {
-  const inputSchema = jsonSchemaOf(tool.input, 'input');
+function buildListEntry(tool: ToolDefinition, confirmByToken: boolean, showsViews: boolean): Tool {
+  const inputSchema = compactSchema(jsonSchemaOf(tool.input, 'input'));
   inputSchema.type = 'object';
   inputSchema.properties = { ...inputSchema.properties };
   if (tool.list) {
-    inputSchema.properties.view = { type: 'string', enum: ['compact', 'full'], description: 'compact (default): key fields; full: every field.' };
+    // The guide says what the views hold; the enum is self-explanatory in the listing.
+    inputSchema.properties.view = { type: 'string', enum: [...VIEWS] };
   }
-  if (confirmable) {
-    inputSchema.properties.confirm = { type: 'boolean', description: 'Send after the user approved the preview (clients without elicitation).' };
+  if (confirmByToken) {
+    inputSchema.properties.confirm = { type: 'string', description: 'confirmToken from the preview' };
   }
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: inputSchema as Tool['inputSchema'],
-    ...(tool.output ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
+    ...(tool.output && !confirmByToken ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
     annotations: annotationsOf(tool),
     ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
     // _meta is not shown to the model; the legacy key serves hosts that predate `ui.resourceUri`.
-    ...(withViews && tool.ui ? { _meta: { ui: { resourceUri: viewUri(tool.ui) }, 'ui/resourceUri': viewUri(tool.ui) } } : {}),
+    ...(showsViews && tool.ui ? { _meta: { ui: { resourceUri: viewUri(tool.ui) }, 'ui/resourceUri': viewUri(tool.ui) } } : {}),
   };
+}
+
+const isEmptySchema = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/**
+ * Every listed byte is paid on every turn, so the listing leaves out what tells a model nothing:
+ * `additionalProperties: true` or `{}` (JSON Schema's default) and `minLength: 1` (no model sends
+ * an empty id on purpose, and validation still refuses one, naming the field).
+ */
+function compactSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(compactSchema) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const entries = Object.entries(schema).filter(
+    ([key, value]) => !(key === 'additionalProperties' && (value === true || isEmptySchema(value))) && !(key === 'minLength' && value === 1),
+  );
+  return Object.fromEntries(entries.map(([key, value]) => [key, compactSchema(value)])) as T;
+}
+
+/**
+ * Server instructions, from the exposed groups' own descriptions and the configuration, so a
+ * client that shows them learns the map of the catalog without a tool call.
+ */
+export function serverInstructions(catalog: ToolGroup[], config: Surface & Pick<Config, 'confirm'>): string {
+  const reachable = new Set(reachableTools(catalog, config).map((tool) => tool.group));
+  const groups = catalog.filter((group) => reachable.has(group.name)).map((group) => `- ${group.name}: ${group.description}`);
+  const guides = catalog.flatMap((group) => group.resources ?? []).filter((resource) => resource.text);
+  const lines = ['Tool groups:', ...groups];
+  if (hasGateway(config)) lines.push('Listed are the most used tools; find_tools searches every group and call_tool runs what it finds.');
+  for (const guide of guides) lines.push(`Read ${guide.uri} (${guide.title.toLowerCase()}) for ids, limits and workflows.`);
+  if (config.readOnly) lines.push('Read-only: tools that change data are not available.');
+  else if (config.confirm !== 'none') lines.push(`${config.confirm === 'writes' ? 'Tools that change data' : 'Deletes and outbound calls'} ask the user to confirm before anything is sent.`);
+  return lines.join('\n');
 }

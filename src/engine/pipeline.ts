@@ -2,32 +2,38 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { confirmGate, needsConfirmation } from './confirm.js';
-import type { ToolContext, ToolDefinition } from './define.js';
-import { errorResult, validationResult } from './errors.js';
-import { acceptsUnknownKeys, coerceToSchema, formatIssues, objectShape, withClock } from './inputs.js';
-import { shapeResult, type View } from './output.js';
-import { buildRequest } from './request.js';
-import { redactSecrets, secretsIn } from './secrets.js';
+import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
+import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
+import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
+import { shapeResult, VIEWS, type View } from './output.js';
+import { buildRequest, pathProblems } from './request.js';
+import { redactSecrets, secretForms, secretsIn } from './secrets.js';
 import { SERVER_NAME, type ToolRun } from './types.js';
 
 const ENGINE_FIELDS = ['view', 'confirm'];
 
 const engineOptionsSchema = z.object({
-  view: z.enum(['compact', 'full']).optional(),
+  view: z.enum(VIEWS).optional(),
   /** A confirmToken from a preview sends; `true` is accepted but only previews. */
   confirm: z.union([z.boolean(), z.string().trim().min(1, 'must be the confirmToken of a preview')]).optional(),
 });
 
 /**
- * Runs one call: validation, confirmation, the request or handler, shaping. Secrets the caller
- * passed in (data-step headers, tokens) are masked wherever they would come back: in data the API
- * echoes, in a preview, and in quoted upstream error text.
+ * Runs one call: validation, confirmation, the request or handler, shaping. The session's API key
+ * and the secrets the caller passed in (data-step headers, tokens) are masked, in every form they
+ * can take, wherever they would come back: in data the API echoes, in a preview, in quoted
+ * upstream error text, in the text and the structured result alike.
  */
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
-  const secrets = secretsIn(coerceToSchema(run.tool.input, run.rawArgs));
-  let result = await callTool(run);
-  if (secrets.length) result = redactSecrets(result, secrets) as CallToolResult;
+  // The raw shape is checked before anything walks the arguments, the secret search included.
+  const problems = argumentProblems(run.rawArgs);
+  const secrets = [
+    ...secretForms(run.session.options.apiKey, { apiKey: true }),
+    ...(problems.length ? [] : secretsIn(coerceToSchema(run.tool.input, run.rawArgs)).flatMap((secret) => secretForms(secret))),
+  ];
+  let result = problems.length ? validationResult(run.tool, problems.join('\n')) : await callTool(run);
+  result = redactSecrets(result, secrets);
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }
@@ -35,6 +41,11 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
 async function callTool(run: ToolRun): Promise<CallToolResult> {
   const { tool, signal } = run;
   const { config } = run.session.options;
+  /**
+   * Set as soon as the transport sees the API answer the route's request with success: from then
+   * on no failure (an unreadable body, shaping, follow-up work) may be reported as "not sent".
+   */
+  let answered: number | undefined;
   try {
     const engineArgs = engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, pick(run.rawArgs, ENGINE_FIELDS)));
     if (!engineArgs.success) return validationResult(tool, formatIssues(engineArgs.error.issues));
@@ -46,7 +57,10 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
 
     let data: unknown;
     if (tool.route) {
-      const request = { ...buildRequest(tool, input), signal, onRetry: retryNotice(run) };
+      const onStatus = (status: number) => {
+        if (status >= 200 && status < 300) answered = status;
+      };
+      const request = { ...buildRequest(tool, input, config.providerNames), signal, onRetry: retryNotice(run), onStatus };
       // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
       if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
@@ -61,14 +75,14 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
     return shapeResult(data, {
       view,
       list: tool.list,
-      untrusted: tool.untrusted,
       text: tool.text,
       heading: doneLine(tool, data, input),
       capChars: config.maxResultTokens * 4,
       structured: true,
     });
   } catch (error) {
-    return errorResult(tool, error);
+    const setting: ErrorSetting = { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && run.session.options.apiKey !== config.apiKey ? 'client' : 'environment' };
+    return answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting);
   }
 }
 
@@ -84,27 +98,38 @@ function doneLine(tool: ToolDefinition, data: unknown, input: Record<string, unk
 type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
 /**
- * Checks the arguments against the tool's schema after coercion. Relative times and defaulted
- * windows of one call resolve against one instant, so `since: "90d"` is exactly 90 days.
+ * Checks the arguments against the tool's schema. The raw shape is checked first (prototype
+ * names, depth, size), so coercion and the validator only ever see bounded input. Relative times
+ * and defaulted windows of one call resolve against one instant, so `since: "90d"` is exactly 90 days.
  */
-export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, 'defaultBotId'>, now = Date.now()): Validation {
+export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
+  const problems = argumentProblems(rawArgs);
+  if (problems.length) return { ok: false, message: problems.join('\n') };
   const shape = objectShape(tool.input);
   const args = coerceToSchema(tool.input, rawArgs) as Record<string, unknown>;
-  if (!acceptsUnknownKeys(tool.input)) {
-    const unknown = Object.keys(args).filter((key) => !(key in shape));
-    if (unknown.length) {
-      return { ok: false, message: `- ${unknown.join(', ')}: unknown field(s); this tool accepts ${[...Object.keys(shape), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments'}` };
-    }
+  const unknown = unknownFields(tool.input, args);
+  if (unknown.length) {
+    const accepted = [...Object.keys(shape), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments';
+    return { ok: false, message: `- ${unknown.join(', ')}: unknown field(s); this tool accepts ${accepted}` };
   }
   return withClock(now, () => {
     let result = tool.input.safeParse(args);
-    // The default agent fills botId only where the call needs one, so optional botId filters are not narrowed by it.
-    if (!result.success && config.defaultBotId && 'botId' in shape && (args.botId === undefined || args.botId === '')) {
-      result = tool.input.safeParse({ ...args, botId: config.defaultBotId });
-    }
+    // Configured defaults fill only a call that fails without them, so optional filters are never narrowed unasked.
+    const filled = result.success ? undefined : withFallbacks(tool, args, config);
+    if (filled) result = tool.input.safeParse(filled);
     if (!result.success) return { ok: false, message: formatIssues(result.error.issues) } as const;
-    return { ok: true, value: result.data as Record<string, unknown> } as const;
+    const value = result.data as Record<string, unknown>;
+    const problems = pathProblems(tool, value);
+    if (problems.length) return { ok: false, message: problems.join('\n') } as const;
+    return { ok: true, value } as const;
   });
+}
+
+/** The arguments with the tool's configured fallbacks filled in where left out, or undefined when none applies. */
+function withFallbacks(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, ConfigFallback>): Record<string, unknown> | undefined {
+  const fills = Object.entries(tool.fallbacks ?? {}).filter(([field, key]) => (args[field] === undefined || args[field] === '') && config[key] !== undefined);
+  if (!fills.length) return undefined;
+  return { ...args, ...Object.fromEntries(fills.map(([field, key]) => [field, config[key]])) };
 }
 
 function toolContext(run: ToolRun): ToolContext {
@@ -125,7 +150,7 @@ function toolContext(run: ToolRun): ToolContext {
     async call(toolName, input) {
       const target = catalogByName.get(toolName);
       if (!target?.route) throw new Error(`internal: ${toolName} is not a route tool`);
-      return api.request({ ...buildRequest(target, input), signal: run.signal, onRetry: retryNotice(run) });
+      return api.request({ ...buildRequest(target, input, options.config.providerNames), signal: run.signal, onRetry: retryNotice(run) });
     },
   };
 }

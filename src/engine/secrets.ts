@@ -40,19 +40,37 @@ function addSecret(found: Set<string>, value: unknown): void {
 }
 
 /**
- * Masks every occurrence of a secret the user passed in (longest first), wherever the API may have
- * echoed it, and `{hide: true}` values along the way.
+ * Every form in which a secret can come back: as given, URL-encoded (with `_` and `-` encoded
+ * too), JSON-escaped, and for the API key also without its `svc_` prefix (when what remains is
+ * long enough to be unmistakable). Matching is case-insensitive, so case changes do not help.
  */
-export function redactSecrets(value: unknown, secrets: readonly string[]): unknown {
-  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+export function secretForms(secret: string, options: { apiKey?: boolean } = {}): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
+  forms.add(encodeURIComponent(secret).replace(/[_\-.!~*'()]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`));
+  if (options.apiKey) {
+    const body = secret.replace(/^svc_/i, '');
+    if (body.length >= 8) secretForms(body).forEach((form) => forms.add(form));
+  }
+  return [...forms].filter((form) => form.length >= 4);
+}
+
+/**
+ * One pass over a whole tool result (text parts, structured content, field names alike): every
+ * form of every secret is masked, and `{hide: true}` values along the way.
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const escaped = [...new Set(secrets)].sort((a, b) => b.length - a.length).map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(escaped.join('|'), 'gi');
+  const mask = (text: string) => text.replace(pattern, MASK);
   const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return ordered.reduce((text, secret) => text.split(secret).join(MASK), item);
+    if (typeof item === 'string') return mask(item);
     if (Array.isArray(item)) return item.map(walk);
     if (isRecord(item)) {
       if (item.hide === true && 'value' in item) return { ...item, value: MASK };
-      return Object.fromEntries(Object.entries(item).map(([name, entry]) => [name, walk(entry)]));
+      return Object.fromEntries(Object.entries(item).map(([name, entry]) => [mask(name), walk(entry)]));
     }
     return item;
   };
-  return walk(value);
+  return walk(value) as T;
 }

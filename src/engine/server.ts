@@ -1,62 +1,109 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { needsConfirmation } from './confirm.js';
-import { selectTools, toolListEntry } from './listing.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { hashKey } from '../http/limiter.js';
+import type { ToolDefinition } from './define.js';
+import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { validationResult } from './errors.js';
+import { argumentProblems } from './inputs.js';
+import { isRecord } from './output.js';
+import { hasGateway, reachableTools, selectTools, serverInstructions, sessionElicits, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
 import { registerPrompts } from './prompts.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
-import { startTask } from './tasks.js';
-import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Session } from './types.js';
+import { startTask, taskStoreForKey } from './tasks.js';
+import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Extra, type Session } from './types.js';
 
 /**
  * One MCP server per session (stdio: per process). Tools are served through raw `tools/list` and
  * `tools/call` handlers rather than `registerTool`: the listing is JSON Schema computed once per
- * definition from the catalog (with engine fields such as `view` and `confirm` that depend on the
- * session), and the call pipeline coerces client quirks, refuses unknown fields by name and
- * phrases every error itself, none of which `registerTool`'s own zod parsing allows.
+ * (configuration, elicitation) from the catalog, with engine fields such as `view` and `confirm`
+ * that depend on the session, and the call pipeline coerces client quirks, refuses unknown fields
+ * by name and phrases every error itself, none of which `registerTool`'s own zod parsing allows.
  */
 export function createMcpServer(options: EngineOptions): McpServer {
   const { config, catalog } = options;
-  const tools = selectTools(catalog, config);
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Support-Agent Workspace' },
     {
       capabilities: {
         tools: { listChanged: false },
         logging: {},
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        ...(options.taskStore ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
-      taskStore: new InMemoryTaskStore(),
-      instructions:
-        'Tools for a Support-Agent Workspace: AI support agents (botId), their conversations, knowledge and configuration. Read svc://guide for ids, limits and workflows. Write tools ask the user to confirm before sending.',
+      taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
+      instructions: serverInstructions(catalog, config),
     },
   );
   const session: Session = {
     options,
     api: options.client.forKey(options.apiKey),
     server: server.server,
-    toolsByName: new Map(tools.map((tool) => [tool.name, tool])),
+    toolsByName: new Map(reachableTools(catalog, config).map((tool) => [tool.name, tool])),
     catalogByName: new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool])),
   };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
+  const gateway = hasGateway(config);
 
-  const listing = (withViews: boolean): Tool[] => tools.map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm), withViews));
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing(clientShowsViews(server.server.getClientCapabilities())) }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = session.toolsByName.get(request.params.name);
-    if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}. Call tools/list for the available tools.`);
-    }
-    const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (request.params.task && tool.taskSupport && extra.taskStore) {
-      return startTask(tool, rawArgs, extra, request.params.task.ttl, execute);
-    }
+  /** Every way into a tool ends here: a listed tool, one reached under core, or call_tool's target. */
+  const run = (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, task: { ttl?: number | null } | undefined, viaGateway: boolean) => {
+    // call_tool declares task support for whatever it runs, so a task asked of it is always honoured.
+    if (task && (tool.taskSupport || viaGateway) && extra.taskStore) return startTask(tool, rawArgs, extra, task.ttl, execute, options.runningTasks);
     return execute(tool, rawArgs, extra, extra.signal);
+  };
+
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, task } = request.params;
+    const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (gateway && name === FIND_TOOLS) {
+      const elicits = sessionElicits(session);
+      return findTools(rawArgs, catalog, [...session.toolsByName.values()], (tool) => toolListEntry(tool, config, elicits));
+    }
+    if (gateway && name === CALL_TOOL) {
+      const target = parseGatewayCall(rawArgs);
+      if (!target.ok) return target.result;
+      const tool = session.toolsByName.get(target.name);
+      if (!tool) return refusal(unreachableReason(catalog, config, target.name));
+      return run(tool, target.arguments, extra, task, true);
+    }
+    const tool = session.toolsByName.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, unreachableReason(catalog, config, name));
+    return run(tool, rawArgs, extra, task, false);
   });
 
   registerResources(server, catalog, config, session.toolsByName, execute);
-  registerViews(server, tools);
+  registerViews(server, selectTools(catalog, config));
   registerPrompts(server, catalog, session.toolsByName);
+  guardConstructorArguments(server);
   return server;
+}
+
+function refusal(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/**
+ * The SDK's own tools/call schema (zod 4 records) cannot take arguments with a top-level
+ * `constructor` field: it refuses some with a raw schema dump and throws on others
+ * (`"constructor": null`), before any handler runs. Such a call is answered here as the pipeline
+ * answers every refusal: a tool error naming the field, nothing sent.
+ */
+function guardConstructorArguments(server: McpServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
+      if (params && isRecord(params.arguments) && Object.hasOwn(params.arguments, 'constructor')) {
+        const refusal = validationResult({ name: String(params.name) }, argumentProblems(params.arguments).join('\n'));
+        void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
+        return;
+      }
+      deliver?.(message, extra);
+    };
+  };
 }

@@ -1,14 +1,19 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
 import type { SpentTokens } from './spent-tokens.js';
+import type { RunningTasks } from './tasks.js';
 
-export const SERVER_NAME = 'svc-mcp';
-export const SERVER_VERSION = '0.1.0';
+import packageJson from '../../package.json' with { type: 'json' };
+
+export const SERVER_NAME = packageJson.name;
+/** The one place the version lives is package.json; the manifest copies it when regenerated. */
+export const SERVER_VERSION = packageJson.version;
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -32,6 +37,15 @@ export interface EngineOptions {
   elicitationAllowed?: boolean;
   /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
   spentTokens: SpentTokens;
+  /**
+   * Where MCP tasks live (per process, or Redis so that any node of a fleet serves them); shared by
+   * every session. `null`: no store a later request could reach (stateless HTTP without Redis, where the next
+   * request may land on another node), so task augmentation is refused rather than leaving a task
+   * id nobody can find while its work spends the key's budget.
+   */
+  taskStore: TaskStore | null;
+  /** The tasks this process runs, for a draining node. */
+  runningTasks: RunningTasks;
   /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */
   now?: () => number;
 }
@@ -42,7 +56,7 @@ export interface Session {
   api: Api;
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
-  /** Tools this session exposes (toolsets, read-only). */
+  /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
   toolsByName: Map<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: Map<string, ToolDefinition>;

@@ -10,6 +10,7 @@ import {
   type RedactedRequest,
 } from './errors.js';
 import type { KeyLimiter, LimiterRegistry } from './limiter.js';
+import { traceUpstream } from '../telemetry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
@@ -25,6 +26,8 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Told before each retry, so a waiting user can see why the call is slow. */
   onRetry?: (notice: string) => void;
+  /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
+  onStatus?: (status: number) => void;
 }
 
 export interface RetryPolicy {
@@ -55,11 +58,13 @@ export interface ApiClientOptions {
 export class ApiClient {
   private readonly pool: Pool;
   private readonly pathPrefix: string;
+  private readonly origin: string;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
+    this.origin = url.origin;
     this.pool = new Pool(url.origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
     this.retry = options.retry ?? DEFAULT_RETRY;
   }
@@ -113,29 +118,33 @@ export class ApiClient {
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const hasBody = request.body !== undefined;
     const startedAt = Date.now();
-    let response;
-    try {
-      response = await this.pool.request({
-        method: request.method,
-        path: this.pathPrefix + request.path + encodeQuery(request.query),
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          accept: 'application/json',
-          ...(hasBody ? { 'content-type': 'application/json' } : {}),
-        },
-        body: hasBody ? JSON.stringify(request.body) : undefined,
-        signal,
-      });
-    } catch (caught) {
-      throw this.transportError(caught, request, redacted, timeout);
-    }
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (caught) {
-      throw this.transportError(caught, request, redacted, timeout);
-    }
-    const body = parseJson(text);
+    const path = this.pathPrefix + request.path;
+    const response = await traceUpstream(request.method, new URL(path, this.origin), async (traceHeaders) => {
+      let sent;
+      try {
+        sent = await this.pool.request({
+          method: request.method,
+          path: path + encodeQuery(request.query),
+          headers: {
+            ...traceHeaders,
+            authorization: `Bearer ${apiKey}`,
+            accept: 'application/json',
+            ...(hasBody ? { 'content-type': 'application/json' } : {}),
+          },
+          body: hasBody ? JSON.stringify(request.body) : undefined,
+          signal,
+        });
+      } catch (caught) {
+        throw this.transportError(caught, request, redacted, timeout);
+      }
+      request.onStatus?.(sent.statusCode);
+      try {
+        return { statusCode: sent.statusCode, text: await sent.body.text() };
+      } catch (caught) {
+        throw this.transportError(caught, request, redacted, timeout);
+      }
+    });
+    const body = parseJson(response.text);
     this.options.logger.debug(
       { method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt },
       'upstream request',

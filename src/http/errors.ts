@@ -24,7 +24,11 @@ export class ApiError extends Error {
 export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
 export class AuthenticationError extends ApiError { override name = 'AuthenticationError'; }
 export class PermissionError extends ApiError { override name = 'PermissionError'; }
-export class NotFoundError extends ApiError { override name = 'NotFoundError'; }
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+  /** The server has no such route at all, not merely no such item: the base URL is probably wrong. */
+  routeNotFound = false;
+}
 export class NotAcceptableError extends ApiError { override name = 'NotAcceptableError'; }
 export class RateLimitError extends ApiError { override name = 'RateLimitError'; }
 export class UpstreamServerError extends ApiError { override name = 'UpstreamServerError'; }
@@ -56,7 +60,21 @@ export function upstreamMessagesOf(body: unknown): string[] {
   return [];
 }
 
+/**
+ * The spec does not show the body of a 404. The API's framework answers an unknown route with
+ * `{statusCode: 404, message: "Cannot GET /v2/...", error: "Not Found"}`, and a server that is not the
+ * API at all (a wrong host, a proxy) answers with a page rather than JSON; an unknown id gets a JSON
+ * body naming the item. Only the first two are read as "no such route".
+ */
+export function isUnknownRouteBody(body: unknown): boolean {
+  if (typeof body === 'string') return /^\s*</.test(body);
+  const [message] = upstreamMessagesOf(body);
+  return message !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(message);
+}
+
 export function errorForStatus(status: number, body: unknown, request: RedactedRequest): ApiError {
   const ErrorType = CLASS_BY_STATUS[status] ?? (status >= 500 ? UpstreamServerError : ClientRequestError);
-  return new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, upstreamMessagesOf(body));
+  const error = new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, upstreamMessagesOf(body));
+  if (error instanceof NotFoundError) error.routeNotFound = isUnknownRouteBody(body);
+  return error;
 }

@@ -17,7 +17,6 @@ export const REASON: Record<number, string> = {
 
 export const MSG_UNAUTHORIZED = 'Invalid or revoked API key';
 export const MSG_FORBIDDEN_SCOPE = 'API key does not have the required scope for this operation';
-export const MSG_FORBIDDEN_WORKSPACE = 'API key belongs to another workspace than the requested resource';
 export const MSG_RATE_LIMITED = 'ThrottlerException: Too Many Requests';
 export const MSG_INTERNAL = 'Internal server error';
 
@@ -64,4 +63,5 @@ export const badRequest = (message: string | string[]) => new HttpError(400, mes
 export const notFound = (message: string) => new HttpError(404, message);
 export const notAcceptable = (message: string) => new HttpError(406, message);
 export const internalError = () => new HttpError(500, MSG_INTERNAL);
-export const forbiddenWorkspace = () => new HttpError(403, MSG_FORBIDDEN_WORKSPACE);
+/** The spec gives one fixed 403 message for a missing scope and for another workspace's data alike. */
+export const forbiddenWorkspace = () => new HttpError(403, MSG_FORBIDDEN_SCOPE);

@@ -5,14 +5,18 @@
 import { startSandboxServer } from './server.js';
 import type { SandboxState } from './state.js';
 import type { SeedIds } from './seed.js';
+import type { RateScope } from './ratelimit.js';
 
 export interface SandboxOptions {
   /** default 0 (ephemeral) */
   port?: number;
   /** default '127.0.0.1' */
   host?: string;
-  /** global throttle; default 100 per 60000 ms, true sliding window */
-  rateLimit?: { limit: number; windowMs: number };
+  /**
+   * Throttle: default 100 per 60000 ms, true sliding window; scope `key` (default, one budget per
+   * API key, as the server's default SVC_RATE_SCOPE) or `global` (one budget for all keys).
+   */
+  rateLimit?: { limit: number; windowMs: number; scope?: RateScope };
   /** ingestion job progression; default 1500/1500 */
   jobTimings?: { pendingMs: number; inProgressMs: number };
   /** refine iterations: each of queued, generating_changes, replaying lasts stepMs; default 1500 */
@@ -65,7 +69,8 @@ export interface Sandbox {
   /** every request to /v2 routes, in arrival order */
   requests: RecordedRequest[];
   clearRequests(): void;
-  setRateLimit(limit: number, windowMs: number): void;
+  /** Also forgets earlier arrivals; `scope` defaults to the current one. */
+  setRateLimit(limit: number, windowMs: number, scope?: RateScope): void;
   /** queued; each consumed by the first matching request */
   injectFaults(faults: Fault[]): void;
   clearFaults(): void;
@@ -86,6 +91,7 @@ export function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 
 export { SEED } from './seed.js';
 export type { SeedIds } from './seed.js';
+export type { RateScope } from './ratelimit.js';
 export { HttpError } from './errors.js';
 export { defineRoutes } from './router.js';
 export type { RouteDef, RouteRequest, RouteResult, RouteHandler } from './router.js';

@@ -1,7 +1,29 @@
 /** `svc-mcp sandbox`: runs the embedded sandbox in the foreground until SIGINT/SIGTERM. */
+import { ConfigError, parseInteger } from '../config.js';
 import { startSandbox } from './index.js';
 
-export async function runSandboxCli(opts: { port?: number; host?: string } = {}): Promise<void> {
+export interface SandboxCliOptions {
+  port?: number;
+  host?: string;
+}
+
+/** `--port N` and `--host H` (or `--port=N`); anything else is refused by name. */
+export function parseSandboxArgs(argv: string[]): SandboxCliOptions {
+  const options: SandboxCliOptions = {};
+  for (let index = 0; index < argv.length; index++) {
+    const [flag, inline] = argv[index].split(/=(.*)/s, 2);
+    if (flag !== '--port' && flag !== '--host') {
+      throw new ConfigError(`Unknown option ${flag} for svc-mcp sandbox (it takes --port N and --host H)`);
+    }
+    const value = inline ?? argv[++index];
+    if (value === undefined || value === '') throw new ConfigError(`${flag} needs a value`);
+    if (flag === '--port') options.port = parseInteger('--port', value, 0, 65_535);
+    else options.host = value;
+  }
+  return options;
+}
+
+export async function runSandboxCli(opts: SandboxCliOptions = {}): Promise<void> {
   const sandbox = await startSandbox({ port: opts.port, host: opts.host });
   const lines = [
     `svc sandbox listening on ${sandbox.url}  (API under ${sandbox.url}/v2, controls under ${sandbox.url}/__sandbox/)`,

@@ -1,6 +1,6 @@
 /**
  * The sandbox HTTP server: node:http on loopback. Pipeline for /v2 requests:
- *   record -> faults -> global rate limit -> auth (401) -> route match (404) -> scope (403)
+ *   record -> faults -> rate limit (per key or global) -> auth (401) -> route match (404) -> scope (403)
  *   -> JSON body (400) -> handler (HttpError -> its status; anything else -> 500).
  * Control routes live under /__sandbox/ (not recorded, not rate limited, loopback only).
  */
@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { errorBody, HttpError, MSG_INTERNAL, MSG_UNAUTHORIZED, MSG_FORBIDDEN_SCOPE } from './errors.js';
 import { newApiKey } from './ids.js';
-import { SlidingWindowThrottle } from './ratelimit.js';
+import { ScopedThrottle, type RateScope } from './ratelimit.js';
 import { Router, type HttpMethod, type RouteRequest } from './router.js';
 import { allRoutes } from './routes/index.js';
 import { seedState, SEED } from './seed.js';
@@ -22,6 +22,7 @@ const QUERY_KEY_PARAMS = ['api_key', 'apikey', 'apiKey', 'key', 'access_token', 
 const KEY_RE = /^svc_[0-9a-f]{32}$/;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const RATE_SCOPES: RateScope[] = ['key', 'global'];
 
 interface QueuedFault extends Fault {
   remaining: number;
@@ -30,7 +31,7 @@ interface QueuedFault extends Fault {
 export async function startSandboxServer(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
-  const limiter = new SlidingWindowThrottle(options.rateLimit?.limit ?? 100, options.rateLimit?.windowMs ?? 60_000);
+  const limiter = new ScopedThrottle(options.rateLimit?.limit ?? 100, options.rateLimit?.windowMs ?? 60_000, options.rateLimit?.scope ?? 'key');
   const router = new Router(allRoutes);
   const requests: RecordedRequest[] = [];
   let faults: QueuedFault[] = [];
@@ -187,8 +188,8 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
       }
     }
 
-    // 2. global rate limit
-    if (!limiter.tryAcquire(now())) {
+    // 2. rate limit, per key or global
+    if (!limiter.tryAcquire(identified?.name ?? null, now())) {
       reply(429, errorBody(429));
       return;
     }
@@ -262,6 +263,7 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
   }
 
   let lastInternalError: unknown;
+  const rateLimitInfo = () => ({ limit: limiter.limit, windowMs: limiter.windowMs, scope: limiter.scope });
 
   function isLoopback(req: IncomingMessage): boolean {
     const a = req.socket.remoteAddress ?? '';
@@ -307,13 +309,16 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
         send(res, 200, { success: true });
         return;
       case 'POST /__sandbox/rate-limit': {
-        const b = body as { limit?: unknown; windowMs?: unknown } | undefined;
-        if (!b || !Number.isInteger(b.limit) || !Number.isInteger(b.windowMs) || (b.limit as number) < 0 || (b.windowMs as number) <= 0) {
-          send(res, 400, errorBody(400, 'body must be {limit: integer >= 0, windowMs: integer > 0}'));
+        const b = body as { limit?: unknown; windowMs?: unknown; scope?: unknown } | undefined;
+        if (
+          !b || !Number.isInteger(b.limit) || !Number.isInteger(b.windowMs) || (b.limit as number) < 0 || (b.windowMs as number) <= 0 ||
+          (b.scope !== undefined && !RATE_SCOPES.includes(b.scope as RateScope))
+        ) {
+          send(res, 400, errorBody(400, 'body must be {limit: integer >= 0, windowMs: integer > 0, scope?: "key" | "global"}'));
           return;
         }
-        limiter.reset(b.limit as number, b.windowMs as number);
-        send(res, 200, { success: true, limit: limiter.limit, windowMs: limiter.windowMs });
+        limiter.reset(b.limit as number, b.windowMs as number, b.scope as RateScope | undefined);
+        send(res, 200, { success: true, ...rateLimitInfo() });
         return;
       }
       case 'GET /__sandbox/info':
@@ -324,7 +329,7 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
             name: k.name, prefix: k.prefix, scopes: k.scopes, workspaceId: k.workspaceId, revoked: k.revoked,
             createdBy: k.createdBy, created: k.created, lastUsed: k.lastUsed,
           })),
-          rateLimit: { limit: limiter.limit, windowMs: limiter.windowMs },
+          rateLimit: rateLimitInfo(),
           seed: SEED,
         });
         return;
@@ -407,7 +412,7 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
     clearRequests: () => {
       requests.length = 0;
     },
-    setRateLimit: (limit: number, windowMs: number) => limiter.reset(limit, windowMs),
+    setRateLimit: (limit: number, windowMs: number, scope?: RateScope) => limiter.reset(limit, windowMs, scope),
     injectFaults: (list: Fault[]) => addFaults(list),
     clearFaults: () => {
       faults = [];

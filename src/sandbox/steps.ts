@@ -189,7 +189,7 @@ export interface StepConfig {
   id: string;
   name: string;
   stepNumber: number | null;
-  url: string;
+  url: string | null;
   method: DataStep['method'];
   headers: Record<string, MaskedValue> | null;
   body: Record<string, MaskedValue> | null;
@@ -214,6 +214,7 @@ export interface StepOutcome {
  * timeout) and extracts `responseMapping`. Never throws.
  */
 export async function runStep(step: StepConfig, vars: StepVariables): Promise<StepOutcome> {
+  if (step.url === null) return { success: false, status: null, response: null, data: {}, error: 'the step has no url, so nothing was called' };
   let url: string;
   let headers: Record<string, string>;
   let payload: Record<string, unknown> | null;
@@ -243,6 +244,12 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
       error: `the sandbox calls only loopback URLs (127.0.0.1, localhost, ::1); ${target.host || url} was not called`,
     };
   }
+  if (isSandboxControl(target)) {
+    return {
+      success: false, status: null, response: null, data: {}, request,
+      error: 'the sandbox\'s control routes answer only the sandbox\'s own controls, never a data step; only /__sandbox/mock/ may be called',
+    };
+  }
   const hasBody = payload !== null && step.method !== 'GET' && step.method !== 'DELETE';
   let response: Response;
   try {
@@ -269,6 +276,17 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
   return { success: true, status: response.status, response: parsed, data: extract(parsed, step.responseMapping), request };
 }
 
+/** A sandbox control path (keys, faults, request log), as decoded by any loopback sandbox; the mock store backend is the one exception. */
+function isSandboxControl(target: URL): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(target.pathname).toLowerCase();
+  } catch {
+    return true;
+  }
+  return path.startsWith('/__sandbox') && !path.startsWith('/__sandbox/mock/');
+}
+
 export function stepConfig(step: DataStep): StepConfig {
   return { id: step.id, name: step.name, stepNumber: step.stepNumber, url: step.url, method: step.method, headers: step.headers, body: step.body, responseMapping: step.responseMapping };
 }
@@ -282,27 +300,31 @@ export function orderedSteps(steps: DataStep[]): DataStep[] {
   });
 }
 
-/** Output values of a tool after its steps ran: `<stepId>.<key>` paths, bare keys (last step that has it), and input-bound fields. */
+/** A `<stepId>.<key>` path from that step, or a bare key from the last step that has it. */
+function fromSteps(path: string, vars: StepVariables, order: string[]): unknown {
+  const dot = path.indexOf('.');
+  const stepId = dot > 0 ? path.slice(0, dot) : '';
+  if (vars.steps[stepId]) return readPath(vars.steps[stepId], path.slice(dot + 1));
+  for (const id of [...order].reverse()) {
+    const candidate = readPath(vars.steps[id], path);
+    if (candidate !== undefined) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Output values of a tool after its steps ran: apiResponse fields from the steps, metadata and
+ * jwt fields from the inputs, and fields without a source from the steps, else the inputs.
+ */
 export function resolveOutputs(tool: HcTool, vars: StepVariables, order: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of tool.outputSchema) {
+    const path = field.path ?? field.name;
+    const fromInputs = () => vars.inputs[field.name] ?? readPath(vars.inputs, path);
     let value: unknown;
-    if (field.source === 'apiResponse') {
-      const dot = field.path.indexOf('.');
-      const stepId = dot > 0 ? field.path.slice(0, dot) : '';
-      if (vars.steps[stepId]) value = readPath(vars.steps[stepId], field.path.slice(dot + 1));
-      else {
-        for (const id of [...order].reverse()) {
-          const candidate = readPath(vars.steps[id], field.path);
-          if (candidate !== undefined) {
-            value = candidate;
-            break;
-          }
-        }
-      }
-    } else {
-      value = vars.inputs[field.name] ?? readPath(vars.inputs, field.path);
-    }
+    if (field.source === 'apiResponse') value = fromSteps(path, vars, order);
+    else if (field.source === null) value = fromSteps(path, vars, order) ?? fromInputs();
+    else value = fromInputs();
     out[field.name] = value === undefined ? null : coerce(value, field.type);
   }
   return out;

@@ -155,6 +155,8 @@ export interface Article {
   origin: string;
   /** internal: public help-center URL, used as `documentUrl` in PublicArticle references */
   documentUrl: string | null;
+  /** internal, drafts only: the live article an earlier publish wrote, so publishing again updates it */
+  publishedArticleId?: string;
 }
 
 /** Folder record fields are "not shown": chosen, see CHOICES.md. `botIds` is derived from junctions on output. */
@@ -254,9 +256,11 @@ export interface InputField {
 export interface OutputField {
   name: string;
   type: FieldType;
-  path: string;
+  /** null when not given (required only with source apiResponse) */
+  path: string | null;
   sendToLlm: boolean;
-  source: FieldSource;
+  /** null when not given: the spec states no default */
+  source: FieldSource | null;
   /** compact list form flag (`useInRulebooks`); default true */
   useInRulebooks?: boolean;
 }
@@ -291,7 +295,8 @@ export interface DataStep {
   name: string;
   toolId: string;
   stepNumber: number | null;
-  url: string;
+  /** null when the step was saved without one (the spec names only toolId and stepNumber) */
+  url: string | null;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** stored unmasked; serialize through maskValues() */
   headers: Record<string, MaskedValue> | null;

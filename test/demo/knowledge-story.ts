@@ -40,7 +40,7 @@ export async function knowledgeStory(demo: DemoSession): Promise<void> {
     6,
   );
   for (const source of imported.wait.sources) {
-    console.log(`   ${source.status.padEnd(9)} ${source.url}  ${source.error ? `cause: ${source.error}` : `${source.paragraphs} paragraphs extracted`}`);
+    demo.say(`${source.status.padEnd(9)} ${source.url}  ${source.error ? `cause: ${source.error}` : `${source.paragraphs} paragraphs extracted`}`);
   }
 
   const { agents } = await demo.call<{ agents: Array<{ id: string; name: string }> }>('list_agents', {}, 3);
@@ -50,12 +50,12 @@ export async function knowledgeStory(demo: DemoSession): Promise<void> {
   demo.step(`Ask ${agent.name}: "${question}"`);
   const before = await demo.call<{ events: Event[] }>('generate_answer', { botId: agent.id, content: question }, 2);
   showReply(before.events);
-  console.log(`   → not an answer to the question: ${agent.name} cannot see the article about next-day delivery.`);
+  demo.say(`→ not an answer to the question: ${agent.name} cannot see the article about next-day delivery.`);
 
   demo.step('Find the live article about express delivery');
   const live = await demo.call<{ articles: Array<{ id: string; title: string; version: number; parentFolderId: string }> }>('list_articles', { type: 'live' }, 6);
   const article = live.articles.find((candidate) => /next-day/i.test(candidate.title))!;
-  console.log(`   → "${article.title}" ${article.id}, version ${article.version}`);
+  demo.say(`→ "${article.title}" ${article.id}, version ${article.version}`);
 
   demo.step('Draft the new next-day price (the live article stays unchanged until publish)');
   const draft = await demo.call<{ id: string; originalArticleId: string; originalArticleVersion: number }>(
@@ -68,11 +68,14 @@ export async function knowledgeStory(demo: DemoSession): Promise<void> {
     },
     4,
   );
-  console.log(`   → draft ${draft.id} of ${draft.originalArticleId} (version ${draft.originalArticleVersion})`);
+  demo.say(`→ draft ${draft.id} of ${draft.originalArticleId} (version ${draft.originalArticleVersion})`);
 
-  demo.step('Publish the draft');
+  demo.step('Compare the draft with the live article before publishing');
+  await demo.call('compare_article_draft', { draftArticleId: draft.id }, 8);
+
+  demo.step('Publish the draft (the confirmation shows which live article and version it overwrites)');
   const published = await demo.call<{ id: string; version: number }>('publish_article_draft', { articleId: draft.id }, 4);
-  console.log(`   → live article ${published.id} is now version ${published.version}`);
+  demo.say(`→ live article ${published.id} is now version ${published.version}`);
 
   demo.step(`Give ${agent.name} an "Express delivery" folder holding that article`);
   const { folders } = await demo.call<{ folders: Array<{ id: string; name: string }> }>('list_folders', {}, 6);

@@ -65,7 +65,7 @@ const NAMES = [
 ];
 
 describe('tools/list', () => {
-  it('lists all 15 tools with their hints, output schemas only on documented reads, and task support for the wait', async () => {
+  it('lists all 15 tools with their hints, output schemas on documented results, and task support for the wait', async () => {
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of NAMES) expect(byName.has(name), name).toBe(true);
@@ -83,7 +83,9 @@ describe('tools/list', () => {
       expect(hints(name), name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     }
     const withOutput = NAMES.filter((name) => byName.get(name)!.outputSchema);
-    expect(withOutput.sort()).toEqual(['get_refine_session', 'get_replay', 'get_rule_version', 'list_rule_versions']);
+    expect(withOutput.sort()).toEqual([
+      'add_cases_to_criteria_group', 'create_tag', 'get_refine_session', 'get_replay', 'get_rule_version', 'list_actions', 'list_rule_versions', 'start_test_set_run',
+    ]);
     expect(byName.get('wait_for_refine_session')!.execution).toEqual({ taskSupport: 'optional' });
     for (const name of NAMES) expect((byName.get(name)!.description ?? "").length, name).toBeLessThanOrEqual(300);
   });
@@ -188,13 +190,11 @@ describe('documented rules are refused before sending', () => {
       ['add_data_step', { toolId: 't', url: 'https://x.example/a', method: 'FETCH' }, 'method: must be one of'],
       ['add_data_step', { toolId: 't', url: 'https://x.example/a', responseMapping: { a: '' } }, 'responseMapping.a'],
       ['test_data_step', { url: 'https://x.example/{{id}}' }, 'url: uses {{placeholder}} syntax'],
-      ['assign_action_to_agents', { toolId: 't', botIds: [] }, 'botIds: must list at least one agent'],
       ['test_action', {}, 'toolId: is required'],
       ['get_rule_version', { ruleId: 'r', versionId: ' ' }, 'versionId: must not be empty'],
       ['get_replay', {}, 'replayId: is required'],
       ['get_refine_session', { interactionId: 'c', eventId: '' }, 'eventId: must not be empty'],
       ['wait_for_refine_session', { interactionId: 'c', eventId: 'e', timeoutSeconds: 0 }, 'timeoutSeconds: must be from 1 to 3600'],
-      ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [] }, 'caseIds: must list at least one case id'],
       ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [uuid, 'nope'] }, 'caseIds[1]: must be a UUID'],
       ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [uuid, seedId('testCase', 'a', 2), uuid] }, 'caseIds[2]: duplicates caseIds[0]'],
       ['add_cases_to_criteria_group', { criteriaGroupId: 'group', caseIds: [uuid] }, 'criteriaGroupId: must be a UUID'],
@@ -435,9 +435,9 @@ describe('input properties (fast-check, in process)', () => {
   const tool = (name: string) => ownTools.get(name)!;
   const uuid = fc.uuid();
 
-  it('accepts every list of 1-200 unique UUIDs and sends it unchanged', () => {
+  it('accepts every list of 0-200 unique UUIDs and sends it unchanged', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(uuid, { minLength: 1, maxLength: 200, selector: (id) => id.toLowerCase() }), (caseIds) => {
+      fc.property(fc.uniqueArray(uuid, { minLength: 0, maxLength: 200, selector: (id) => id.toLowerCase() }), (caseIds) => {
         const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
         if (!parsed.ok) return false;
         return JSON.stringify(buildRequest(tool('add_cases_to_criteria_group'), parsed.value).body) === JSON.stringify({ caseIds });
@@ -511,7 +511,8 @@ describe('input properties (fast-check, in process)', () => {
 
   it('keeps masked values byte for byte in the request body', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,12}$/), fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() }))), (headers) => {
+      // Prototype names (constructor, prototype) are refused as field names everywhere.
+      fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,12}$/).filter((name) => !['constructor', 'prototype'].includes(name)), fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() }))), (headers) => {
         const parsed = validateInput(tool('add_data_step'), { toolId: 't', url: 'https://x.example/${id}', headers }, {});
         if (!parsed.ok) return false;
         return JSON.stringify((buildRequest(tool('add_data_step'), parsed.value).body as { headers: unknown }).headers) === JSON.stringify(headers);

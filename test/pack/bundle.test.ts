@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { getMcpConfigForManifest, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,18 +21,23 @@ afterAll(() => {
 });
 
 describe('MCP Bundle', () => {
-  it('packs a .mcpb that serves exactly the catalog from its own files', async () => {
+  it('packs a .mcpb that serves exactly the catalog from its own files, with the Sandbox setting alone', async () => {
     const started = Date.now();
     const bundle = pack(path.join(work, 'svc-mcp.mcpb'));
     const packedMs = Date.now() - started;
     const unpacked = path.join(work, 'unpacked');
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js'), 'unpack', bundle, unpacked], { stdio: 'ignore' });
 
+    // Started as Claude Desktop starts it: the manifest's command, with the Sandbox setting on and nothing else filled in.
+    const manifest = JSON.parse(readFileSync(path.join(unpacked, 'manifest.json'), 'utf8')) as McpbManifestAny;
+    const host = await getMcpConfigForManifest({ manifest, extensionPath: unpacked, systemDirs: {}, userConfig: { sandbox: true }, pathSeparator: path.sep });
+    expect(host, 'the host would refuse to start the bundle: a required setting is missing').toBeDefined();
+    expect(existsSync(path.join(unpacked, manifest.icon!)), 'the icon is in the bundle').toBe(true);
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [path.join(unpacked, 'dist/src/cli.js'), '--sandbox'],
+      command: host!.command === 'node' ? process.execPath : host!.command,
+      args: host!.args,
       cwd: unpacked,
-      env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', ...host!.env },
       stderr: 'pipe',
     });
     const client = new Client({ name: 'bundle-test', version: '1.0.0' });

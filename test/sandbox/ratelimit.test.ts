@@ -5,9 +5,9 @@ import { call } from './helpers.js';
 
 const TOO_MANY = { statusCode: 429, message: 'ThrottlerException: Too Many Requests', error: 'Too Many Requests' };
 
-describe('global rate limit (sliding window)', () => {
-  it('defaults to 100 per 60 s across all keys, with no rate-limit headers', async () => {
-    const sb = await startSandbox();
+describe('rate limit (sliding window)', () => {
+  it('with scope global: 100 per 60 s across all keys, with no rate-limit headers', async () => {
+    const sb = await startSandbox({ rateLimit: { limit: 100, windowMs: 60_000, scope: 'global' } });
     try {
       const keys = [sb.keys.admin, sb.keys.readOnly, sb.keys.otherWorkspace, sb.keys.revoked];
       const statuses: number[] = [];
@@ -67,7 +67,7 @@ describe('global rate limit (sliding window)', () => {
   });
 
   it('counts unauthenticated requests towards the global limit', async () => {
-    const sb = await startSandbox({ rateLimit: { limit: 2, windowMs: 60_000 } });
+    const sb = await startSandbox({ rateLimit: { limit: 2, windowMs: 60_000, scope: 'global' } });
     try {
       expect((await call(sb, 'GET', '/v2/bots/public', { key: null })).status).toBe(401);
       expect((await call(sb, 'GET', '/v2/bots/public', { key: sb.keys.revoked })).status).toBe(401);

@@ -34,7 +34,7 @@ describe('seed', () => {
       expect(wa.sources.get(SEED.sources.webFailed)!.error).not.toBe('');
       expect([...wa.tools.values()].map((x) => x.alwaysGet)).toEqual([false, false, true]);
       const step = wa.dataSteps.get(SEED.dataSteps.orderStatusLookup)!;
-      expect(step.url.startsWith(a.url)).toBe(true);
+      expect(step.url?.startsWith(a.url)).toBe(true);
       expect(maskValues(step.headers)).toEqual({ Authorization: { hide: true, value: '********' }, Accept: { hide: false, value: 'application/json' } });
       const rule = wa.rules.get(SEED.rules.whereIsMyOrder)!;
       expect(rule.versions.map((v) => v.item.status)).toEqual(['HISTORICAL', 'PUBLISHED', 'DRAFT']);

@@ -1,21 +1,30 @@
 import { loadConfig } from '../../src/config.js';
-import { needsConfirmation } from '../../src/engine/confirm.js';
-import { selectTools, toolListEntry } from '../../src/engine/listing.js';
+import { toolListing } from '../../src/engine/listing.js';
 import { readFileSync } from 'node:fs';
 import { catalog } from '../../tools/index.js';
 import { CHOICES_PATH } from './paths.js';
 
-/** `tools/list` under the default configuration, sorted by name: what the snapshot records. */
+/** `tools/list` under the default configuration for a client without elicitation, sorted by name: what the snapshot records. */
 export function defaultToolList() {
-  const config = loadConfig(['--sandbox'], {});
-  return selectTools(catalog, config)
-    .map((tool) => toolListEntry(tool, needsConfirmation(tool, config.confirm)))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return [...toolListing(catalog, loadConfig(['--sandbox'], {}), false)].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The manifest's tool list: every catalog tool with its description. */
 export function manifestTools() {
   return catalog.flatMap((group) => group.tools).map((tool) => ({ name: tool.name, description: tool.description }));
+}
+
+/**
+ * The manifest's prompt list: each catalog prompt with its text as the server renders it, arguments
+ * standing as the `${arguments.name}` placeholders of the MCPB format.
+ */
+export function manifestPrompts() {
+  return catalog.flatMap((group) => group.prompts ?? []).map((prompt) => ({
+    name: prompt.name,
+    description: prompt.description,
+    arguments: prompt.arguments.map((argument) => argument.name),
+    text: prompt.render(Object.fromEntries(prompt.arguments.map((argument) => [argument.name, `\${arguments.${argument.name}}`]))),
+  }));
 }
 
 /** The README's tool table, one row per tool, grouped as the catalog is, then the resources and prompts. */

@@ -28,7 +28,7 @@ export function pack(out?: string): string {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') });
-  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE']) {
+  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'src/icon.png']) {
     if (existsSync(path.join(ROOT, file))) cpSync(path.join(ROOT, file), path.join(stage, file));
   }
   // Production dependencies only, exactly as locked; no install scripts run.

@@ -4,15 +4,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultToolList, manifestTools, readmeSandboxChoices, readmeToolTable, replaceBetween } from './catalog-views.js';
+import { defaultToolList, manifestPrompts, manifestTools, readmeSandboxChoices, readmeToolTable, replaceBetween } from './catalog-views.js';
 import { CHOICES_END, CHOICES_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START } from './paths.js';
 
 writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(defaultToolList(), null, 2)}\n`);
 const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));
+manifest.version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 manifest.tools = manifestTools();
+manifest.prompts = manifestPrompts();
 writeFileSync(MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
 let readme = readFileSync(README_PATH, 'utf8');
 readme = replaceBetween(readme, TABLE_START, TABLE_END, readmeToolTable());
 readme = replaceBetween(readme, CHOICES_START, CHOICES_END, readmeSandboxChoices());
 writeFileSync(README_PATH, readme);
-console.log(`wrote ${path.relative(ROOT, SNAPSHOT_PATH)}, manifest.json tools, the README tool table and sandbox choices`);
+console.log(`wrote ${path.relative(ROOT, SNAPSHOT_PATH)}, manifest.json tools and prompts, the README tool table and sandbox choices`);

@@ -103,9 +103,10 @@ function parseOutputSchema(v: Violations, raw: unknown): OutputField[] | undefin
       return undefined as unknown as OutputField;
     }
     const name = requireString(v, `${at}.name`, item.name) ?? '';
-    const source = oneOf(v, `${at}.source`, item.source, FIELD_SOURCES) ?? 'apiResponse';
+    // The spec gives `source` no default: a field without one is stored without one.
+    const source = oneOf(v, `${at}.source`, item.source, FIELD_SOURCES) ?? null;
     // A bare key is accepted (it resolves at runtime), as the spec says; only the dashboard treats it as unmapped.
-    const path = source === 'apiResponse' ? requireString(v, `${at}.path`, item.path) ?? '' : optionalString(v, `${at}.path`, item.path) ?? name;
+    const path = source === 'apiResponse' ? requireString(v, `${at}.path`, item.path) ?? '' : optionalString(v, `${at}.path`, item.path) ?? null;
     const field: OutputField = {
       name,
       type: fieldType(v, `${at}.type`, item.type) ?? 'string',
@@ -188,7 +189,7 @@ function saveDataStep(req: RouteRequest) {
     if (typeof body.stepNumber !== 'number' || !Number.isFinite(body.stepNumber)) v.add('stepNumber must be a number');
     else stepNumber = body.stepNumber;
   }
-  const url = existing && body.url === undefined ? existing.url : checkUrl(v, body.url);
+  const url = body.url === undefined || body.url === null ? existing?.url ?? null : checkUrl(v, body.url) ?? null;
   const method = oneOf(v, 'method', body.method, STEP_METHODS);
   const name = optionalString(v, 'name', body.name);
   const headers = parseMaskedValues(v, 'headers', body.headers, existing?.headers, { headers: true });
@@ -201,7 +202,7 @@ function saveDataStep(req: RouteRequest) {
   if (existing) {
     existing.toolId = tool.id;
     if (stepNumber !== undefined) existing.stepNumber = stepNumber;
-    existing.url = url!;
+    existing.url = url;
     if (method) existing.method = method;
     if (name !== undefined) existing.name = name;
     if (headers !== undefined) existing.headers = headers;
@@ -213,7 +214,7 @@ function saveDataStep(req: RouteRequest) {
   const count = [...ws.dataSteps.values()].filter((s) => s.toolId === tool.id).length;
   const step: DataStep = {
     id: newId(), createdAt: at, updatedAt: at, companyId: ws.id, name: name ?? `Step ${stepNumber ?? count + 1}`, toolId: tool.id,
-    stepNumber: stepNumber ?? null, url: url!, method: method ?? 'GET', headers: headers ?? null, body: stepBody ?? null,
+    stepNumber: stepNumber ?? null, url, method: method ?? 'GET', headers: headers ?? null, body: stepBody ?? null,
     responseMapping: responseMapping ?? {},
   };
   ws.dataSteps.set(step.id, step);
@@ -334,7 +335,7 @@ async function testDataStep(req: RouteRequest) {
     id: stored?.id ?? 'test',
     name: stored?.name ?? 'test',
     stepNumber: stored?.stepNumber ?? null,
-    url: url!,
+    url: url ?? null,
     method,
     headers: headers === undefined ? stored?.headers ?? null : headers,
     body: stepBody === undefined ? stored?.body ?? null : stepBody,

@@ -15,7 +15,7 @@ export const ARTICLE_TYPES = ['live', 'draft'] as const;
 
 /** Article on the wire: every stored field but the internal `documentUrl`. */
 export function articleView(a: Article) {
-  const { documentUrl: _internal, ...rest } = a;
+  const { documentUrl: _url, publishedArticleId: _published, ...rest } = a;
   return { ...rest, questions: [...a.questions], keywords: [...a.keywords], misc: structuredClone(a.misc) };
 }
 
@@ -182,19 +182,22 @@ function publishDraft(req: RouteRequest) {
   const ws = req.workspace;
   const draft = findInWorkspace(req.state, ws, 'articles', req.params.id);
   if (!draft || !draft.isDraft) throw notFound(`Draft article ${req.params.id} not found`);
-  if (draft.isDraftPublished) throw badRequest([`draft ${draft.id} has already been published`]);
   const content = readContent(objectBody(req.body), { nonEmptyArrays: true });
   const merged = { ...bodyOf(draft), ...content };
   const at = iso(req.now);
-  const original = draft.originalArticleId ? ws.articles.get(draft.originalArticleId) : undefined;
+  // The spec states no once-only rule: publishing again writes the draft to the same live article.
+  const target = [draft.originalArticleId, draft.publishedArticleId]
+    .map((id) => (id ? ws.articles.get(id) : undefined))
+    .find((article) => article !== undefined && !article.isDraft);
   let live: Article;
-  if (original && !original.isDraft) {
-    Object.assign(original, merged, { version: original.version + 1, updatedAt: at, updatedBy: actor(req), origin: draft.origin });
-    live = original;
+  if (target) {
+    Object.assign(target, merged, { version: target.version + 1, updatedAt: at, updatedBy: actor(req), origin: draft.origin });
+    live = target;
   } else {
     live = newArticle(req, merged, { parentFolderId: draft.parentFolderId, isDraft: false, originalArticleId: null, originalArticleVersion: null, origin: draft.origin });
     ws.articles.set(live.id, live);
   }
+  draft.publishedArticleId = live.id;
   draft.isDraftPublished = true;
   draft.updatedAt = at;
   return { body: articleView(live) };

@@ -44,7 +44,6 @@ function addCases(req: RouteRequest) {
     v.add('caseIds must be an array');
     if (raw === undefined || raw === null) v.add('caseIds should not be empty');
   } else {
-    if (raw.length === 0) v.add('caseIds should not be empty');
     if (raw.length > MAX_CASE_IDS) v.add(`caseIds must contain no more than ${MAX_CASE_IDS} elements`);
     if (raw.some((c) => !isUuid(c))) v.add('each value in caseIds must be a UUID');
     if (new Set(raw).size !== raw.length) v.add("All caseIds's elements must be unique");
@@ -139,9 +138,9 @@ function startRun(req: RouteRequest) {
   const promptVersionId = optionalString(v, 'promptVersionId', body.promptVersionId);
   if (promptVersionId !== undefined && mode === 'reuse') v.add('promptVersionId is only allowed when ruleExecutionMode is simulate or execute');
   v.throwIfAny();
-  if (promptVersionId !== undefined && !findInWorkspace(req.state, ws, 'promptVersions', promptVersionId)) {
-    throw badRequest(['promptVersionId must be a prompt version of this workspace']);
-  }
+  // The spec restricts promptVersionId only to the simulate and execute modes: an unknown one is
+  // recorded as given; another workspace's prompt version is still that workspace's data (403).
+  if (promptVersionId !== undefined) findInWorkspace(req.state, ws, 'promptVersions', promptVersionId);
   const at = iso(req.now);
   const run: TestSetRun = {
     id: newId(), testSetId: testSet.id, status: 'running', result: null, createdBy: null, createdAt: at, updatedAt: at,

@@ -1,0 +1,78 @@
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { connectHttp, type HttpConnection } from '../support/http-harness.js';
+import { queueSource, resultText, startWaitTask } from './support.js';
+
+let sandbox: Sandbox;
+let clock = Date.now();
+let handle: HttpServerHandle | undefined;
+let connection: HttpConnection | undefined;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ now: () => clock, jobTimings: { pendingMs: 10_000, inProgressMs: 10_000 } });
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+afterEach(async () => {
+  await connection?.close().catch(() => undefined);
+  connection = undefined;
+  await handle?.shutdown('test over');
+  handle = undefined;
+});
+
+async function startNode(drainMs: number, extra: string[] = []): Promise<HttpServerHandle> {
+  const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', sandbox.url, '--api-key', sandbox.keys.admin, '--drain-ms', String(drainMs), ...extra]);
+  return startHttpServer(await createRuntime(config, createLogger('silent')));
+}
+
+const readiness = async (base: string) => (await fetch(`${base}/readyz`)).status;
+
+describe('drain on SIGTERM', () => {
+  it('reports not-ready, refuses new sessions, serves the open one, and hands a task that outlives the bound back as failed', async () => {
+    handle = await startNode(1500);
+    const base = handle.url.replace(/\/mcp$/, '');
+    expect(await readiness(base)).toBe(200);
+    connection = await connectHttp(handle.url);
+    const taskId = await startWaitTask(connection.client, await queueSource(sandbox));
+    const awaited = connection.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+
+    const started = Date.now();
+    const stopped = handle.shutdown('SIGTERM');
+    expect(await readiness(base)).toBe(503);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await expect(connectHttp(handle.url)).rejects.toThrow(/503|shutting down/);
+    // The open session is still served while the drain lasts.
+    expect((await connection.client.experimental.tasks.getTask(taskId)).status).toBe('working');
+
+    const result = await awaited;
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/stopped before the task finished \(SVC_DRAIN_MS ran out\)\. Start the call again/);
+    await stopped;
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeLessThan(4000);
+    handle = undefined;
+  }, 15_000);
+
+  it('lets a task that ends within the bound finish with its own result', async () => {
+    handle = await startNode(10_000);
+    connection = await connectHttp(handle.url);
+    const taskId = await startWaitTask(connection.client, await queueSource(sandbox));
+    const awaited = connection.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    const stopped = handle.shutdown('SIGTERM');
+    clock += 30_000;
+    const result = await awaited;
+    expect(result.isError).toBeFalsy();
+    expect(resultText(result)).toContain('COMPLETED');
+    await stopped;
+    handle = undefined;
+  }, 15_000);
+});

@@ -1,0 +1,54 @@
+import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runStep } from '../../src/sandbox/steps.js';
+import { createExportFile } from '../../tools/common.js';
+
+describe('the export folder (finding 10)', () => {
+  it('refuses to write through a planted symlink, and never overwrites', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'svc-export-'));
+    const victim = path.join(await mkdtemp(path.join(os.tmpdir(), 'svc-victim-')), 'precious.txt');
+    await writeFile(victim, 'keep me');
+    await symlink(victim, path.join(folder, 'out.ndjson'));
+    await expect(createExportFile(folder, 'out.ndjson')).rejects.toThrow(/outputFile: out\.ndjson already exists/);
+    expect(await readFile(victim, 'utf8')).toBe('keep me');
+    await writeFile(path.join(folder, 'old.ndjson'), 'old');
+    await expect(createExportFile(folder, 'old.ndjson')).rejects.toThrow(/never overwrite/);
+    expect(await readFile(path.join(folder, 'old.ndjson'), 'utf8')).toBe('old');
+  });
+  it('refuses any name that leaves the folder and creates new files inside it', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'svc-export-'));
+    await expect(createExportFile(folder, '../escape.ndjson')).rejects.toThrow(/plain file name inside the export folder/);
+    const { file, stream } = await createExportFile(folder, 'new.ndjson');
+    stream.end('{}\n');
+    await new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    expect(path.dirname(file)).toBe(path.resolve(folder));
+    expect(await readFile(file, 'utf8')).toBe('{}\n');
+  });
+});
+
+describe('sandbox controls (finding 3)', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  it('never answer a data step\'s outbound call, whatever the spelling of the path', async () => {
+    for (const route of ['/__sandbox/info', '/__sandbox/mock/../info', '/__sandbox/mock/%2e%2e/requests', '/%5F%5Fsandbox/info', '/__SANDBOX/info']) {
+      const outcome = await runStep(
+        { id: 's', name: 's', stepNumber: 1, url: `${sandbox.url}${route}`, method: 'GET', headers: null, body: null, responseMapping: {} },
+        { inputs: {}, steps: {} },
+      );
+      expect(JSON.stringify(outcome)).not.toContain(sandbox.keys.admin);
+      if (outcome.status !== 404) expect(outcome.error, route).toContain('control routes');
+    }
+    const mock = await runStep(
+      { id: 's', name: 's', stepNumber: 1, url: `${sandbox.url}/__sandbox/mock/echo`, method: 'GET', headers: null, body: null, responseMapping: {} },
+      { inputs: {}, steps: {} },
+    );
+    expect(mock.success).toBe(true);
+  });
+});

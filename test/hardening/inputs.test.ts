@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ARGUMENT_LIMITS } from '../../src/engine/inputs.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
+import { ToolFailure } from '../../src/engine/errors.js';
+import { catalog } from '../../tools/index.js';
+import { splitWindow } from '../../tools/conversations.js';
+
+const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
+const tool = (name: string) => tools.get(name)!;
+const validate = (name: string, args: Record<string, unknown>) => validateInput(tool(name), args, {});
+const refusal = (name: string, args: Record<string, unknown>) => {
+  const result = validate(name, args);
+  if (result.ok) throw new Error(`${name} accepted ${JSON.stringify(args).slice(0, 200)}`);
+  return result.message;
+};
+
+function nested(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let index = 0; index < levels; index++) value = { a: value };
+  return value;
+}
+
+describe('times and counts (finding 1)', () => {
+  it('refuses times outside 2000-01-01 .. one year from now, naming the field', () => {
+    for (const [field, value] of [['since', '99999999999d'], ['until', 1e300], ['since', -1e308], ['until', 1e308], ['since', '1999-12-31'], ['until', Date.now() + 400 * 86_400_000]] as const) {
+      expect(refusal('export_conversations', { [field]: value })).toContain(`${field}: must be from 2000-01-01 to`);
+    }
+    expect(validate('export_conversations', { since: '2000-01-01', until: 'now' }).ok).toBe(true);
+  });
+  it('bounds the widest export plan to a few hundred windows, computed at once', () => {
+    const started = performance.now();
+    const windows = splitWindow(Date.UTC(2000, 0, 1), Date.now() + 366 * 86_400_000);
+    expect(windows.length).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+  it('bounds every count the catalog takes', () => {
+    expect(refusal('crawl_links', { url: 'https://example.com', maxLinks: 1e9 })).toContain('maxLinks: must be from 1 to 10000');
+    expect(refusal('add_data_step', { toolId: 't', url: 'https://api.example.com/x', stepNumber: 1e300 })).toContain('stepNumber: must be from 0 to 10000');
+  });
+});
+
+describe('validation (finding 11)', () => {
+  it('refuses prototype names everywhere, pass-through payloads included, and unknown fields by path', () => {
+    expect(refusal('list_conversations', JSON.parse('{"__proto__": {"x": 1}}'))).toContain('__proto__: "__proto__" is not allowed');
+    expect(refusal('list_conversations', { toString: 'x' })).toContain('toString: unknown field');
+    expect(refusal('create_folder', { name: 'n', constructor: 'x' })).toContain('constructor: "constructor" is not allowed');
+    expect(refusal('create_folder', JSON.parse('{"name": "n", "extra": {"__proto__": {"polluted": true}}}'))).toContain('extra.__proto__');
+    expect(refusal('generate_answer', { content: 'hi', botId: 'b', metadata: { channel: 'chat', prototype: 1 } })).toContain('metadata.prototype');
+    expect(refusal('give_feedback', { interactionId: 'c', eventId: 'e', approved: true, valueOf: 1 })).toContain('valueOf: unknown field');
+    // Pass-through payloads ("not shown" in the spec) keep ordinary unknown fields.
+    expect(validate('create_folder', { name: 'n', color: 'red' }).ok).toBe(true);
+  });
+  it('refuses C1 control characters in question and answer', () => {
+    for (const char of ['\u0080', '\u0085', '\u009b', '\u009f']) {
+      expect(refusal('list_conversations', { question: `a${char}b` })).toContain('question: must not contain control characters');
+      expect(refusal('list_conversations', { answer: `a${char}b` })).toContain('answer: must not contain control characters');
+    }
+    expect(validate('list_conversations', { question: 'café\u00a0ok' }).ok).toBe(true);
+  });
+  it('refuses over-deep and oversize arguments with a named error, before anything walks them', () => {
+    expect(refusal('generate_answer', { content: 'hi', botId: 'b', metadata: nested(5_000) })).toMatch(/^- metadata(\.a)+: nested deeper than 32 levels$/m);
+    expect(refusal('create_folder', { name: 'x'.repeat(ARGUMENT_LIMITS.chars + 1) })).toContain('- name: too large');
+    expect(refusal('create_folder', { name: 'n', many: Array.from({ length: ARGUMENT_LIMITS.values + 10 }, () => 1) })).toContain('- many: too large');
+  });
+});
+
+describe('ids (finding 8)', () => {
+  it('refuses dot, empty and unencodable path segments by field, before sending', () => {
+    expect(refusal('move_article', { articleId: '.', parentFolderId: 'f' })).toContain('articleId: must not be "."');
+    expect(refusal('delete_folder', { folderId: '..' })).toContain('folderId: must not be ".."');
+    expect(refusal('delete_folder', { folderId: '  ' })).toContain('folderId: must not be empty');
+    expect(refusal('delete_folder', { folderId: 'ab\ud800' })).toContain('folderId: must be well-formed text');
+    expect(refusal('delete_folder', { folderId: '\udc00x' })).toContain('folderId: must be well-formed text');
+    expect(validate('delete_folder', { folderId: '.hidden' }).ok).toBe(true);
+  });
+  it('refuses them also where a composite tool fills a path from API data', () => {
+    expect(() => buildRequest(tool('get_source'), { sourceId: '..' })).toThrow(ToolFailure);
+    expect(() => buildRequest(tool('get_source'), { sourceId: '..' })).toThrow(/sourceId: must not be "\.\."/);
+  });
+});

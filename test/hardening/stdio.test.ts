@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { BoundedStdioTransport } from '../../src/transports/stdio.js';
+import { ROOT } from '../support/paths.js';
+
+/** A transport over in-memory streams, with every line it writes parsed. */
+function harness(maxBytes: number) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const written: Array<Record<string, any>> = [];
+  let pending = '';
+  output.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    written.push(...lines.map((line) => JSON.parse(line)));
+  });
+  const transport = new BoundedStdioTransport(maxBytes, input, output);
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => void received.push(message);
+  let closed = false;
+  transport.onclose = () => (closed = true);
+  return { input, transport, written, received, closed: () => closed };
+}
+
+describe('stdio message size (finding 11)', () => {
+  it('answers an over-long message with a JSON-RPC error for its id and keeps serving', async () => {
+    const { input, transport, written, received, closed } = harness(64 * 1024);
+    await transport.start();
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'create_folder', arguments: { name: 'x'.repeat(10 * 1024 * 1024) } } });
+    for (let offset = 0; offset < huge.length; offset += 65_536) input.write(huge.slice(offset, offset + 65_536));
+    input.write('\n');
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'ping' })}\n`);
+    input.write('not json\n');
+    await vi.waitFor(() => expect(written).toHaveLength(2));
+    expect(written[0]).toMatchObject({ jsonrpc: '2.0', id: 41, error: { code: -32600, message: expect.stringContaining('SVC_MAX_MESSAGE_BYTES') } });
+    expect(written[1]).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(received).toEqual([{ jsonrpc: '2.0', id: 42, method: 'ping' }]);
+    expect(closed()).toBe(false);
+  });
+});
+
+describe('stdio on SIGTERM (finding 12)', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  it('finishes a write in flight, answers it, then exits 0', async () => {
+    // The write's upstream answer takes 1.5 s; SIGTERM comes while it is in flight.
+    sandbox.injectFaults([{ method: 'POST', path: '/v2/hc-folders/public', delayMs: 1_500 }]);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_CONFIRM: 'none', SVC_DRAIN_MS: '10000' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await vi.waitFor(() => expect(stdout).toContain('"id":1'), { timeout: 15_000 });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_folder', arguments: { name: 'Drained' } } });
+    await vi.waitFor(() => expect(sandbox.requests.some((request) => request.method === 'POST')).toBe(true), { timeout: 10_000 });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const answer = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((message) => message.id === 2);
+    expect(answer?.result?.isError, stderr).toBeFalsy();
+    expect(JSON.stringify(answer.result.structuredContent)).toContain('Drained');
+  }, 40_000);
+});
