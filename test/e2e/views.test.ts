@@ -60,6 +60,18 @@ describe('views (MCP Apps)', () => {
     }
   }, 30_000);
 
+  it('works under the core surface: listed tools name their views, and a view may call a catalog tool directly', async () => {
+    const core = await connectViewClient(sandbox, { SVC_TOOLSETS: 'core,rules' });
+    try {
+      const { tools } = await core.client.listTools();
+      expect(tools.filter((tool) => tool._meta).map((tool) => [tool.name, tool._meta?.ui])).toEqual([['compare_rule_versions', { resourceUri: 'ui://svc-mcp/review' }]]);
+      const preview = await core.call('publish_article_draft', { articleId: sandbox.seed.articles.returnsPolicyDraft, confirm: true });
+      expect(preview.structuredContent).toMatchObject({ sent: false, confirmToken: expect.any(String) });
+    } finally {
+      await core.close();
+    }
+  });
+
   it('keeps the full text result beside the view', async () => {
     const result = await withViews.call('compare_article_draft', { draftArticleId: sandbox.seed.articles.returnsPolicyDraft });
     expect(textOf(result)).toContain('within 45 days');
