@@ -1,5 +1,5 @@
 /**
- * Embedded sandbox: a simulated Support-Agent Workspace API (spec/workspace-api.md) served in
+ * Embedded sandbox: a simulated Support-Agent Workspace API (as its specification describes it) served in
  * memory over node:http on loopback. Demo backend and upstream of the tests.
  */
 import { startSandboxServer } from './server.js';

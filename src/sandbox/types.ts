@@ -1,7 +1,7 @@
 /**
  * Resource types of the simulated Support-Agent Workspace.
  *
- * Field names follow spec/workspace-api.md exactly. Where the spec says "not shown",
+ * Field names follow the API specification exactly. Where the spec says "not shown",
  * the chosen names are listed in CHOICES.md. Fields marked "internal" are kept by the
  * sandbox for its own bookkeeping and are never serialized onto the wire as-is.
  */

@@ -1,8 +1,6 @@
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, OPTIONS } from '../../src/config.js';
 import { toolListing } from '../../src/engine/listing.js';
-import { readFileSync } from 'node:fs';
 import { catalog } from '../../tools/index.js';
-import { CHOICES_PATH } from './paths.js';
 
 /** `tools/list` under the default configuration for a client without elicitation, sorted by name: what the snapshot records. */
 export function defaultToolList() {
@@ -38,17 +36,19 @@ export function readmeToolTable(): string {
   }
   const resources = catalog.flatMap((group) => group.resources ?? []);
   const prompts = catalog.flatMap((group) => group.prompts ?? []);
-  rows.push('', 'Resources (read-only context; templates complete ids where a list tool exists):', '');
-  for (const resource of resources) rows.push(`- \`${resource.uri}\`: ${resource.description}`);
-  rows.push('', 'Prompts:', '');
-  for (const prompt of prompts) rows.push(`- \`${prompt.name}\`: ${prompt.description}`);
+  rows.push('', `Resources (read-only context; templates complete ids where a list tool lists them): ${resources.map((resource) => `\`${resource.uri}\``).join(', ')}.`);
+  rows.push('', `Prompts: ${prompts.map((prompt) => `\`${prompt.name}\` (${prompt.description.replace(/\.$/, '')})`).join('; ')}.`);
   return rows.join('\n');
 }
 
-/** The sandbox's choices for the README: CHOICES.md without its title, headings one level down. */
-export function readmeSandboxChoices(): string {
-  const text = readFileSync(CHOICES_PATH, 'utf8').replace(/^# .*\n+/, '');
-  return text.replace(/^## /gm, '### ').trim();
+/** The README's configuration table, from the one table that drives the environment, the flags and --help. */
+export function readmeConfigTable(): string {
+  const rows = ['| variable | flag | meaning | default |', '|---|---|---|---|'];
+  for (const option of OPTIONS) {
+    const cell = (text: string) => text.replaceAll('|', '\\|');
+    rows.push(`| \`${option.env}\` | \`${option.flag}\` | ${cell(option.help)} | ${cell(option.default ?? option.defaultText ?? '')} |`);
+  }
+  return rows.join('\n');
 }
 
 /** Replaces what stands between two marker lines. */

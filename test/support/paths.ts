@@ -8,5 +8,5 @@ export const README_PATH = path.join(ROOT, 'README.md');
 export const TABLE_START = '<!-- tools:start -->';
 export const TABLE_END = '<!-- tools:end -->';
 export const CHOICES_PATH = path.join(ROOT, 'src/sandbox/CHOICES.md');
-export const CHOICES_START = '<!-- sandbox-choices:start -->';
-export const CHOICES_END = '<!-- sandbox-choices:end -->';
+export const CONFIG_START = '<!-- config:start -->';
+export const CONFIG_END = '<!-- config:end -->';

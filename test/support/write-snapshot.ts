@@ -1,11 +1,11 @@
 /**
  * Regenerates what is derived from the catalog and committed: the tools/list snapshot, the
- * manifest's tool list, the README's tool table and its copy of the sandbox's choices. Run `npm run snapshot` after changing a tool.
+ * manifest's tool and prompt lists, and the README's tool and configuration tables. Run `npm run snapshot` after changing a tool or an option.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultToolList, manifestPrompts, manifestTools, readmeSandboxChoices, readmeToolTable, replaceBetween } from './catalog-views.js';
-import { CHOICES_END, CHOICES_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START } from './paths.js';
+import { defaultToolList, manifestPrompts, manifestTools, readmeConfigTable, readmeToolTable, replaceBetween } from './catalog-views.js';
+import { CONFIG_END, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START } from './paths.js';
 
 writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(defaultToolList(), null, 2)}\n`);
 const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));
@@ -15,6 +15,6 @@ manifest.prompts = manifestPrompts();
 writeFileSync(MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
 let readme = readFileSync(README_PATH, 'utf8');
 readme = replaceBetween(readme, TABLE_START, TABLE_END, readmeToolTable());
-readme = replaceBetween(readme, CHOICES_START, CHOICES_END, readmeSandboxChoices());
+readme = replaceBetween(readme, CONFIG_START, CONFIG_END, readmeConfigTable());
 writeFileSync(README_PATH, readme);
-console.log(`wrote ${path.relative(ROOT, SNAPSHOT_PATH)}, manifest.json tools and prompts, the README tool table and sandbox choices`);
+console.log(`wrote ${path.relative(ROOT, SNAPSHOT_PATH)}, manifest.json tools and prompts, and the README tool and configuration tables`);

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { objectShape } from '../../src/engine/inputs.js';
 import { catalog } from '../../tools/index.js';
-import { between, defaultToolList, manifestTools, readmeSandboxChoices, readmeToolTable } from '../support/catalog-views.js';
-import { CHOICES_END, CHOICES_START, MANIFEST_PATH, README_PATH, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
+import { between, defaultToolList, manifestTools, readmeConfigTable, readmeToolTable } from '../support/catalog-views.js';
+import { CONFIG_END, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
 
 const tools = catalog.flatMap((group) => group.tools);
 const REGENERATE = 'run `npm run snapshot` and review the diff';
@@ -101,8 +102,15 @@ describe('derived files', () => {
     const readme = readFileSync(README_PATH, 'utf8');
     expect(between(readme, TABLE_START, TABLE_END), REGENERATE).toBe(readmeToolTable());
   });
-  it('the README lists every sandbox choice of src/sandbox/CHOICES.md', () => {
+  it('the README configuration table is generated from the options', () => {
     const readme = readFileSync(README_PATH, 'utf8');
-    expect(between(readme, CHOICES_START, CHOICES_END), REGENERATE).toBe(readmeSandboxChoices());
+    expect(between(readme, CONFIG_START, CONFIG_END), REGENERATE).toBe(readmeConfigTable());
+  });
+  it('the README stays short and every file it links exists', () => {
+    const readme = readFileSync(README_PATH, 'utf8');
+    expect(readme.split('\n').length).toBeLessThan(350);
+    const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+    expect(links).toContain('src/sandbox/CHOICES.md');
+    for (const link of links) expect(existsSync(path.join(ROOT, link)), link).toBe(true);
   });
 });
