@@ -9,8 +9,11 @@ export function scrubSecrets(text: string): string {
   return text.replace(API_KEY_PATTERN, 'svc_***');
 }
 
-/** Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. */
-export function createLogger(level: string): Logger {
+/**
+ * Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. The in-process
+ * test harness passes its own destination to read what a process would have written there.
+ */
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ fd: 2, sync: true })): Logger {
   return pino(
     {
       level,
@@ -22,6 +25,6 @@ export function createLogger(level: string): Logger {
         },
       },
     },
-    pino.destination({ fd: 2, sync: true }),
+    destination,
   );
 }

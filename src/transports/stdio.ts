@@ -1,10 +1,16 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
 
+/** The server a stdio process serves: one local client, one key. The in-process test harness builds the same one. */
+export function stdioServer(runtime: Runtime): McpServer {
+  return createMcpServer({ ...runtime, apiKey: runtime.config.apiKey! });
+}
+
 /** One local client, one key: the server speaks JSON-RPC on stdout and logs on stderr. */
 export async function serveStdio(runtime: Runtime): Promise<void> {
-  const server = createMcpServer({ ...runtime, apiKey: runtime.config.apiKey! });
+  const server = stdioServer(runtime);
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (reason: string) => {
