@@ -3,6 +3,7 @@ import path from 'node:path';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
+export type RateScope = 'key' | 'global';
 
 export interface RateLimit {
   limit: number;
@@ -16,6 +17,7 @@ export interface Config {
   readOnly: boolean;
   confirm: ConfirmMode;
   rateLimit: RateLimit;
+  rateScope: RateScope;
   redisUrl?: string;
   defaultBotId?: string;
   timeoutMs: number;
@@ -52,6 +54,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', defaultText: 'false' },
   { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', defaultText: 'writes' },
   { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', defaultText: '100/60s' },
+  { env: 'SVC_RATE_SCOPE', flag: '--rate-scope', value: 'key|global', help: 'key: one rate budget per API key; global: one budget for every key this process serves (shared through Redis too when set).', defaultText: 'key' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', defaultText: '30000' },
@@ -136,6 +139,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (transport !== 'stdio' && transport !== 'http') {
     throw new ConfigError(`SVC_TRANSPORT must be stdio or http (got "${transport}")`);
   }
+  const rateScope = text('SVC_RATE_SCOPE') ?? 'key';
+  if (rateScope !== 'key' && rateScope !== 'global') {
+    throw new ConfigError(`SVC_RATE_SCOPE must be key or global (got "${rateScope}")`);
+  }
   const toolsetsText = text('SVC_TOOLSETS') ?? 'all';
   const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
   if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError('SVC_TOOLSETS must name at least one group, or be "all"');
@@ -156,6 +163,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     readOnly: parseBoolean('SVC_READ_ONLY', text('SVC_READ_ONLY') ?? 'false'),
     confirm: confirm as ConfirmMode,
     rateLimit: parseRateLimit(text('SVC_RATE_LIMIT') ?? '100/60s'),
+    rateScope,
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
     timeoutMs: parseInteger('SVC_TIMEOUT_MS', text('SVC_TIMEOUT_MS') ?? '30000', 100, 600_000),

@@ -9,7 +9,7 @@ import {
   TimeoutError,
   type RedactedRequest,
 } from './errors.js';
-import type { KeyLimiter, LimiterRegistry } from './limiter.js';
+import type { LimiterRegistry } from './limiter.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
@@ -66,18 +66,20 @@ export class ApiClient {
 
   /** A handle that sends every request with this key and passes it through this key's budget. */
   forKey(apiKey: string): Api {
-    const limiter = this.options.limiters.forKey(apiKey);
-    return { request: <T>(request: ApiRequest) => this.send<T>(apiKey, limiter, request) };
+    const budgetId = this.options.limiters.budgetId(apiKey);
+    return { request: <T>(request: ApiRequest) => this.send<T>(apiKey, budgetId, request) };
   }
 
   async close(): Promise<void> {
     await this.pool.close();
   }
 
-  private async send<T>(apiKey: string, limiter: KeyLimiter, request: ApiRequest): Promise<T> {
+  private async send<T>(apiKey: string, budgetId: string, request: ApiRequest): Promise<T> {
     const redacted: RedactedRequest = { method: request.method, path: request.path, query: compactQuery(request.query) };
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
+      // Looked up per attempt: an idle budget may have been evicted since the last one.
+      const limiter = this.options.limiters.forId(budgetId);
       try {
         await limiter.acquire(request.signal);
       } catch {
