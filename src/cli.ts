@@ -2,7 +2,7 @@
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
-import { SERVER_VERSION } from './engine/server.js';
+import { SERVER_VERSION } from './engine/types.js';
 import { serveStdio } from './transports/stdio.js';
 
 async function main(argv: string[]): Promise<void> {

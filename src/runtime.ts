@@ -1,10 +1,11 @@
 import type { Config } from './config.js';
 import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
-import { unknownToolsets } from './engine/server.js';
+import { unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
+import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
 
@@ -15,6 +16,7 @@ export interface Runtime {
   logger: Logger;
   limiters: LimiterRegistry;
   client: ApiClient;
+  spentTokens: SpentTokens;
   sandbox?: Sandbox;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     logger,
     limiters,
     client,
+    spentTokens: new MemorySpentTokens(),
     sandbox,
     async close() {
       await client.close();

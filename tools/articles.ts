@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
+import { isRecord } from '../src/engine/output.js';
+import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
 import { defined, DOCUMENT_TEXT } from './common.js';
 
 const text = z.string().nullable();
@@ -91,10 +94,20 @@ const getArticles = defineTool({
   description: 'Reads whole articles (live or draft) by id, with body, instructions, questions and keywords. The only way to read one article; ids from list_articles. Unknown ids are left out.',
   input: z.object({ articleIds: idList('Article ids.') }),
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
-  transform: (articles) => ({ articles }),
+  transform: (articles, input) => withNotFound(articles, input.articleIds),
   output: articleList,
   untrusted: DOCUMENT_TEXT,
 });
+
+/** The API leaves unknown ids out silently: the result names them. */
+function withNotFound(response: unknown, requested: string[]): Record<string, unknown> {
+  const articles = Array.isArray(response) ? response : [];
+  const found = new Set(articles.filter(isRecord).map((article) => String(article.id)));
+  const notFound = requested.filter((id) => !found.has(id));
+  if (notFound.length === 0) return { articles };
+  const which = articles.length ? `${notFound.length} of ${requested.length} ids` : 'None of the ids';
+  return { articles, notFound, note: `${which} matched no article in this workspace (list_articles lists live ids; type draft lists drafts).` };
+}
 
 const createArticle = defineTool({
   name: 'create_article',
@@ -184,10 +197,38 @@ const deleteArticle = defineTool({
   errors: { 404: NOT_FOUND },
 });
 
+async function compareDraft(input: { draftArticleId: string }, context: ToolContext): Promise<unknown> {
+  const id = input.draftArticleId;
+  const pair = (await loadDraftPairs(context, [id])).get(id);
+  if (!pair) throw new ToolFailure(`No article ${id} in this workspace; list_articles with type "draft" lists draft ids.`);
+  if (pair.draft.isDraft !== true) throw new ToolFailure(`${id} is a live article, not a draft; list_articles with type "draft" lists drafts (create_article_draft makes one).`);
+  const comparison = compareArticle(pair.draft, pair.live);
+  const folder = comparison.fields.find((field) => field.field === 'parentFolderId');
+  if (folder) {
+    const listed = await context.call('list_folders', {});
+    const names = new Map((Array.isArray(listed) ? listed : []).filter(isRecord).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
+    folder.beforeName = names.get(String(folder.before));
+    folder.afterName = names.get(String(folder.after));
+  }
+  return comparison;
+}
+
+const compareArticleDraft = defineTool({
+  name: 'compare_article_draft',
+  title: 'Compare a draft with its live article',
+  group: 'articles',
+  scope: 'read',
+  description:
+    'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, active, public, folder; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
+  input: z.object({ draftArticleId: idInput('Draft article id.') }),
+  handler: compareDraft,
+  text: renderArticleComparison,
+});
+
 export const articles: ToolGroup = {
   name: 'articles',
   description: 'Knowledge articles, live and draft: read, write, draft, publish, move, delete.',
-  tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle],
+  tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle, compareArticleDraft],
   resources: [
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
     { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },

@@ -5,26 +5,50 @@ import { once } from 'node:events';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
-import { idInput, timeInput } from '../src/engine/inputs.js';
+import { clockNow, idInput, timeInput } from '../src/engine/inputs.js';
+import { isRecord } from '../src/engine/output.js';
 import { channelEnum, conversationSource, DAY_MS, defined, preview, searchText, UNTRUSTED_TEXT } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
+import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest, type ScanSummary } from './scan.js';
+import { ConversationStats, GROUP_BY, renderStats } from './stats.js';
 
-const MAX_WINDOW_MS = 90 * DAY_MS;
+export { splitWindow } from './scan.js';
+
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
+
+const sourceFilter = z.array(conversationSource).min(1, 'must not be empty').optional();
+const channelFilter = z.array(channelEnum).min(1, 'must not be empty').optional();
+const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional();
 
 const filters = {
   since: timeInput('Start (inclusive) of the window on conversation createdAt. Default: 7 days ago.').optional(),
   until: timeInput('End (inclusive) of the window. Default: now.').optional(),
   botId: z.string().min(1).optional().describe('Only this agent\'s conversations (ids from list_agents).'),
-  source: z.array(conversationSource).min(1, 'must not be empty').optional().describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
-  channel: z.array(channelEnum).min(1, 'must not be empty').optional(),
+  source: sourceFilter.describe('Origins, e.g. api, widget, ui, standalone, testsuite, replay.'),
+  channel: channelFilter,
   question: searchText('Case-insensitive substring of customer messages (max 100 chars; no %, _ or control characters).').optional(),
   answer: searchText('Same rules, over the agent\'s answers. With question, both must match.').optional(),
-  csat: z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('CSAT rating 0-5.'),
+  csat: csatFilter.describe('CSAT rating 0-5.'),
 };
 
+/** The same filters, described once in export_conversations: every listed token costs every user. */
+const terseFilters = {
+  since: timeInput('Default 7d ago.').optional(),
+  until: timeInput('Default now.').optional(),
+  botId: z.string().min(1).optional(),
+  source: sourceFilter,
+  channel: channelFilter,
+  question: searchText('Customer text.').optional(),
+  answer: searchText('Answer text.').optional(),
+  csat: csatFilter,
+};
+
+function filtersOf(input: ConversationFilters): ConversationFilters {
+  return { botId: input.botId, source: input.source, channel: input.channel, question: input.question, answer: input.answer, csat: input.csat };
+}
+
 /** The upstream's defaults (since: now minus 7 days, until: now) made explicit, so the window rules can be checked before sending. */
-function window(input: { since?: number; until?: number }, now = Date.now()): { since: number; until: number } {
+function window(input: { since?: number; until?: number }, now = clockNow()): { since: number; until: number } {
   return { since: input.since ?? now - DEFAULT_WINDOW_MS, until: input.until ?? now };
 }
 
@@ -45,7 +69,9 @@ const listInput = z
     cursor: z.string().min(1).optional().describe('nextCursor or prevCursor of a previous page.'),
     direction: z.enum(['next', 'previous']).optional().describe('With cursor: next = older (default), previous = newer.'),
   })
-  .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS));
+  .superRefine((input, context) => checkWindow(input, context, MAX_WINDOW_MS))
+  // A since without until is measured against this call's clock, not the API's later one.
+  .transform((input) => (input.since !== undefined && input.until === undefined ? { ...input, until: clockNow() } : input));
 
 const attachment = z.object({ storageUrl: z.string(), storagePath: z.string(), originalUrl: z.string(), contentType: z.string(), expiresAt: z.number(), sizeBytes: z.number() }).partial().passthrough();
 const articleRef = z.object({ id: z.string(), title: z.string().optional(), documentUrl: z.string().nullable().optional() }).passthrough();
@@ -113,6 +139,8 @@ function compactConversation(item: Record<string, unknown>): Record<string, unkn
   const events = Array.isArray(item.events) ? (item.events as Record<string, unknown>[]) : [];
   return defined({
     id: item.id,
+    botId: item.botId,
+    agentName: item.agentName,
     createdAt: item.createdAt,
     channel: item.channel,
     source: item.source,
@@ -124,6 +152,18 @@ function compactConversation(item: Record<string, unknown>): Record<string, unkn
     eventCount: events.length,
     events: events.map(compactEvent),
   });
+}
+
+/**
+ * With a botId filter every listed conversation is that agent's, so it is named by botId. Its
+ * name would cost one more request per page; export_conversations and conversation_stats give both.
+ */
+function attributePage(response: unknown, input: z.output<typeof listInput>): unknown {
+  if (!isRecord(response) || !Array.isArray(response.interactions)) return response;
+  const interactions = input.botId ? response.interactions.map((item) => ({ id: item.id, botId: input.botId, ...item })) : response.interactions;
+  if (interactions.length > 0) return { ...response, interactions };
+  const paged = input.cursor ? ` past cursor ${input.cursor} (direction ${input.direction ?? 'next'})` : '';
+  return { ...response, interactions, note: `No conversation matched ${describeScope({ ...window(input), filters: filtersOf(input) })}${paged}.` };
 }
 
 const conversationList = {
@@ -142,15 +182,18 @@ const listConversations = defineTool({
   input: listInput,
   route: { method: 'GET', path: '/v2/hc-interactions/public', query: ['since', 'until', 'limit', 'cursor', 'direction', 'botId', 'source', 'channel', 'question', 'answer', 'csat'] },
   output: z.object({ interactions: z.array(conversation), hasMore: z.boolean(), nextCursor: z.string().nullable(), prevCursor: z.string().nullable() }).partial().passthrough(),
+  transform: (response, input) => attributePage(response, input),
   list: conversationList,
   untrusted: UNTRUSTED_TEXT,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
 });
 
+const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
+
 const exportInput = z
   .object({
     ...filters,
-    feedback: z.enum(['negative', 'positive', 'any']).optional().describe('Keep only conversations with a thumbs-down (negative) or thumbs-up (positive) event. Default any.'),
+    feedback: feedbackFilter.describe('Keep only conversations with a thumbs-down (negative) or thumbs-up (positive) event. Default any.'),
     maxConversations: z.number().int().min(1).max(100_000).optional().describe('Stop after this many (default 500).'),
     outputFile: z
       .string()
@@ -162,91 +205,50 @@ const exportInput = z
 
 type ExportInput = z.output<typeof exportInput>;
 
-/** Newest window first, each at most 90 days, inclusive ends that do not overlap. */
-export function splitWindow(since: number, until: number): Array<{ since: number; until: number }> {
-  const windows: Array<{ since: number; until: number }> = [];
-  for (let end = until; end >= since; end -= MAX_WINDOW_MS + 1) {
-    windows.push({ since: Math.max(since, end - MAX_WINDOW_MS), until: end });
-  }
-  return windows;
+function scanRequest(input: Omit<ExportInput, 'outputFile' | 'maxConversations'>, verb: string, max: number | undefined): ScanRequest {
+  const { since, until } = window(input);
+  const feedback = input.feedback;
+  return {
+    filters: filtersOf(input),
+    since,
+    until,
+    keep: feedback && feedback !== 'any' ? { test: (item) => hasFeedback(item, feedback === 'positive'), label: `feedback=${feedback}` } : undefined,
+    max,
+    verb,
+  };
 }
 
-function matchesFeedback(item: Record<string, unknown>, feedback: ExportInput['feedback']): boolean {
-  if (!feedback || feedback === 'any') return true;
+function hasFeedback(item: Record<string, unknown>, approved: boolean): boolean {
   const events = Array.isArray(item.events) ? (item.events as Array<{ approved?: unknown }>) : [];
-  return events.some((entry) => entry.approved === (feedback === 'positive'));
-}
-
-interface Page {
-  interactions: Record<string, unknown>[];
-  hasMore: boolean;
-  nextCursor: string | null;
+  return events.some((entry) => entry.approved === approved);
 }
 
 async function exportConversations(input: ExportInput, context: ToolContext): Promise<unknown> {
-  const { since, until } = window(input);
-  const windows = splitWindow(since, until);
-  const max = input.maxConversations ?? 500;
-  const filterArgs = { botId: input.botId, source: input.source, channel: input.channel, question: input.question, answer: input.answer, csat: input.csat };
   if (input.outputFile && !context.local) throw new ToolFailure('outputFile is only available when svc-mcp runs locally over stdio; call without it to get the conversations in the result.');
-
   const file = input.outputFile ? path.join(context.config.exportDir, input.outputFile) : undefined;
   if (file) await mkdir(context.config.exportDir, { recursive: true });
   const stream = file ? createWriteStream(file, { flags: 'w' }) : undefined;
   const kept: Record<string, unknown>[] = [];
-  const seen = new Set<string>();
-  let scanned = 0;
-  let pages = 0;
-  let stoppedAtMax = false;
+  const stats = new ConversationStats(['agent', 'source', 'channel']);
+  let summary: ScanSummary;
   try {
-    for (const [index, range] of windows.entries()) {
-      let cursor: string | undefined;
-      let windowPages = 0;
-      do {
-        if (context.signal.aborted) throw new ToolFailure(`Export cancelled after ${kept.length} conversations; nothing else was fetched.`);
-        const page = (await context.call('list_conversations', { ...filterArgs, ...range, limit: 100, cursor })) as Page;
-        pages++;
-        windowPages++;
-        for (const item of page.interactions) {
-          const id = String(item.id);
-          scanned++;
-          if (seen.has(id) || !matchesFeedback(item, input.feedback)) continue;
-          seen.add(id);
-          if (kept.length >= max) {
-            stoppedAtMax = true;
-            break;
-          }
-          kept.push(item);
-          if (stream && !stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
-        }
-        cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-        await context.progress({
-          // Halves the rest of this window's share on each page, so progress only ever grows.
-          progress: index + (cursor ? 1 - 0.5 ** windowPages : 1),
-          total: windows.length,
-          message: `window ${index + 1}/${windows.length}: ${kept.length} conversations kept of ${scanned} scanned`,
-        });
-      } while (cursor && !stoppedAtMax);
-      if (stoppedAtMax) break;
-    }
+    summary = await scanConversations(context, scanRequest(input, 'Export', input.maxConversations ?? 500), async (item) => {
+      stats.add(item);
+      if (stream) {
+        if (!stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
+      } else {
+        kept.push(item);
+      }
+    });
   } finally {
     if (stream) {
       stream.end();
       await once(stream, 'close');
     }
   }
-  const summary = {
-    since: new Date(since).toISOString(),
-    until: new Date(until).toISOString(),
-    windows: windows.length,
-    pages,
-    scanned,
-    count: kept.length,
-    complete: !stoppedAtMax,
-    ...(stoppedAtMax ? { note: `Stopped at maxConversations=${max}; raise it to export more.` } : {}),
-  };
-  if (file) return { ...summary, file, bytes: (await stat(file)).size };
-  return { ...summary, interactions: kept };
+  const result = { ...summary, stats: stats.result() };
+  if (file) return { ...result, file, bytes: (await stat(file)).size };
+  return { ...result, interactions: kept };
 }
 
 const exportTool = defineTool({
@@ -255,11 +257,39 @@ const exportTool = defineTool({
   group: 'conversations',
   scope: 'read',
   description:
-    'Fetches every conversation matching the filters over any window (split into 90-day windows, all pages), with progress; optionally only those with negative or positive feedback. Stops at maxConversations (default 500). Locally it can write NDJSON to outputFile and return a summary.',
+    'Fetches every conversation matching the filters over any window (90-day slices, all pages, agent by agent so each names its agent), with progress and counts by agent, source and channel. Stops at maxConversations (default 500). Locally it can write NDJSON to outputFile.',
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
   untrusted: UNTRUSTED_TEXT,
+  taskSupport: 'optional',
+});
+
+const statsInput = z
+  .object({
+    ...terseFilters,
+    feedback: feedbackFilter,
+    maxConversations: z.number().int().min(1).optional().describe('Default: count all.'),
+    groupBy: z.array(z.enum(GROUP_BY)).min(1).optional().describe('Default [agent].'),
+  })
+  .superRefine((input, context) => checkWindow(input, context, undefined));
+
+async function conversationStats(input: z.output<typeof statsInput>, context: ToolContext): Promise<unknown> {
+  const stats = new ConversationStats([...new Set(input.groupBy ?? (['agent'] as const))]);
+  const summary = await scanConversations(context, scanRequest(input, 'Count', input.maxConversations), (item) => stats.add(item));
+  return { ...summary, ...stats.result() };
+}
+
+const statsTool = defineTool({
+  name: 'conversation_stats',
+  title: 'Conversation statistics',
+  group: 'conversations',
+  scope: 'read',
+  description:
+    'Counts conversations over any window by agent, source, channel, day or week: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as export_conversations.',
+  input: statsInput,
+  handler: conversationStats,
+  text: renderStats,
   taskSupport: 'optional',
 });
 
@@ -331,6 +361,6 @@ const deleteConversation = defineTool({
 export const conversations: ToolGroup = {
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
-  tools: [listConversations, exportTool, generateAnswer, giveFeedback, deleteConversation],
+  tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
   prompts: [triageNegativeAnswers],
 };

@@ -23,6 +23,7 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 - Deletes (delete_conversation, delete_article, delete_folder) are permanent; delete_conversation reports success even for unknown ids.
 
 ## Workflows
+- Count before reading: conversation_stats {since: "90d", groupBy: ["agent", "source"]} gives answers, thumbs up/down, unresolved negatives, CSAT and escalations per group; export_conversations returns the conversations, each naming its agent (botId, agentName).
 - Review negative feedback: export_conversations {since: "7d", feedback: "negative"} then read the events, or use the triage_negative_answers prompt.
 - Try the agent: generate_answer {botId, content} starts a conversation; pass interactionId to continue it; the reply lists the articles it used.
 - Record a rating: give_feedback {interactionId, eventId, approved: false}.
@@ -31,15 +32,15 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 - Import pages: ingest_sources {documentIdsToAdd: [urls], wait: true} (source web is the default; provider sources take source ids, never URLs). wait_for_sources {sourceIds} waits later; each FAILED source's error says why.
 - From a connected provider: list_provider_resources, register_provider_resources, then ingest_sources with source = the provider and the returned ids.
 - A COMPLETED source is not live yet: generate_knowledge makes a draft; review drafts (list_articles type draft, get_articles) before publish_article_draft.
-- Change a live article safely: create_article_draft, then publish_article_draft (the original gets version + 1).
+- Change a live article safely: create_article_draft, check it with compare_article_draft (diff against the live article; flags a stale draft), then publish_article_draft (the original gets version + 1).
 - Agents answer only from folders assigned to them and their subfolders: list_folders {botId}, assign_folders_to_agent.
 
 ## Agent configuration and quality
 - Attributes (alwaysGet true) are fetched every conversation for the agents they are assigned to; actions (alwaysGet false) run only from a rule. list_actions {kind} lists both (svc://actions).
 - Set up an attribute: create_action, update_action {inputSchema}, add_data_step (url templates \${field} and \${stepId.key}; never {{field}}), update_action {outputSchema} with apiResponse paths "<stepId>.<key>", assign_action_to_agents, test_action. The setup_attribute prompt walks through it.
 - Secrets in data steps: send {hide: true, value} to store one; a value read back as {hide: true, value: "********"} must be sent back unchanged to keep it. test_action, test_data_step and start_test_set_run (execute mode) call external APIs.
-- No route lists rules, replays, criteria groups, test sets or tag groups: take those ids from the dashboard or from refine sessions. list_rule_versions {ruleId} then get_rule_version for one flow.
-- Refine sessions: get_refine_session {interactionId, eventId} (active false = none); wait_for_refine_session waits until ready, no_change or failed; the review_refine_session prompt summarises and recommends.
+- No route lists rules, replays, criteria groups, test sets or tag groups: take those ids from the dashboard or from refine sessions. list_rule_versions {ruleId} then get_rule_version for one flow; compare_rule_versions {ruleId} diffs the active version against the one before.
+- Refine sessions: get_refine_session {interactionId, eventId} (active false = none); wait_for_refine_session waits until ready, no_change or failed. Both show each proposed draft's diff and warn when a draft predates the session: read them before publishing; the review_refine_session prompt does.
 - Tests: add_cases_to_criteria_group {caseIds: unique UUIDs, at most 200}; start_test_set_run {ruleExecutionMode reuse|simulate|execute}; promptVersionId only with simulate or execute.
 `;
 

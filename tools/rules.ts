@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, UNTRUSTED_TEXT } from './common.js';
+import { pathDiff, renderHunks, type PathChange, type Quote } from './diff.js';
 
 const ruleItem = z
   .object({
@@ -93,10 +95,122 @@ const getRuleVersion = defineTool({
   },
 });
 
+type Version = Record<string, unknown>;
+
+/** Fields that change with every version: listed after the ones that change behaviour. */
+const BOOKKEEPING = new Set(['version', 'versionId', 'createdAt', 'updatedAt']);
+
+const numberOf = (version: Version) => (typeof version.version === 'number' ? version.version : Number.NEGATIVE_INFINITY);
+
+/**
+ * Picks the two versions: given ids as they are; by default the active published version and
+ * the newest one before it. The history is read only when an id has to be chosen.
+ */
+async function chooseVersions(input: CompareRuleInput, context: ToolContext): Promise<{ fromVersionId: string; toVersionId: string; activeVersionId?: unknown }> {
+  if (input.fromVersionId && input.toVersionId) return { fromVersionId: input.fromVersionId, toVersionId: input.toVersionId };
+  const history = normaliseVersionList(await context.call('list_rule_versions', { ruleId: input.ruleId }), input.ruleId);
+  const versions = (history.versions as Version[]).filter(isRecord);
+  const known = versions.map((version) => String(version.versionId)).join(', ') || 'none';
+  const toVersionId = input.toVersionId ?? (typeof history.activeVersionId === 'string' ? history.activeVersionId : undefined);
+  if (!toVersionId) throw new ToolFailure(`Rule ${input.ruleId} has no active published version; give toVersionId (its versions: ${known}).`);
+  const to = versions.find((version) => version.versionId === toVersionId);
+  if (!to) throw new ToolFailure(`Rule ${input.ruleId} has no version ${toVersionId} (its versions: ${known}).`);
+  const before = versions.filter((version) => numberOf(version) < numberOf(to)).sort((a, b) => numberOf(b) - numberOf(a))[0];
+  const fromVersionId = input.fromVersionId ?? (before ? String(before.versionId) : undefined);
+  if (!fromVersionId) throw new ToolFailure(`${toVersionId} is the first version of rule ${input.ruleId}: nothing before it to compare; give fromVersionId (its versions: ${known}).`);
+  return { fromVersionId, toVersionId, activeVersionId: history.activeVersionId };
+}
+
+async function readVersion(context: ToolContext, ruleId: string, versionId: string): Promise<Version> {
+  const response = await context.call('get_rule_version', { ruleId, versionId });
+  const version = (Array.isArray(response) ? response : [response]).find(isRecord);
+  if (!version) throw new ToolFailure(`The API returned no content for version ${versionId} of rule ${ruleId}.`);
+  return version;
+}
+
+interface CompareRuleInput {
+  ruleId: string;
+  fromVersionId?: string;
+  toVersionId?: string;
+}
+
+function versionSummary(version: Version, activeVersionId: unknown): Record<string, unknown> {
+  const item = isRecord(version.item) ? version.item : {};
+  return defined({
+    versionId: version.versionId ?? item.versionId,
+    version: version.version ?? item.version,
+    status: item.status,
+    active: activeVersionId === undefined ? undefined : (version.versionId ?? item.versionId) === activeVersionId,
+    createdAt: version.createdAt,
+    createdBy: version.createdBy,
+  });
+}
+
+async function compareRuleVersions(input: CompareRuleInput, context: ToolContext): Promise<unknown> {
+  const chosen = await chooseVersions(input, context);
+  const from = await readVersion(context, input.ruleId, chosen.fromVersionId);
+  const to = await readVersion(context, input.ruleId, chosen.toVersionId);
+  const toItem = isRecord(to.item) ? to.item : {};
+  const changes = pathDiff(isRecord(from.item) ? from.item : {}, toItem).sort((a, b) => Number(BOOKKEEPING.has(a.path)) - Number(BOOKKEEPING.has(b.path)));
+  return {
+    ruleId: input.ruleId,
+    name: toItem.name,
+    from: versionSummary(from, chosen.activeVersionId),
+    to: versionSummary(to, chosen.activeVersionId),
+    changes,
+    ...(changes.length === 0 ? { note: 'The two versions are identical.' } : {}),
+  };
+}
+
+/** The API's own bookkeeping and enumerations; every other string of a rule was written by someone. */
+const API_VALUES = new Set([...BOOKKEEPING, 'status', 'source', 'triggerType']);
+
+function renderValue(value: unknown, path: string, quote: Quote): string {
+  if (typeof value !== 'string' && typeof value !== 'object') return String(value);
+  if (value === null || (typeof value === 'string' && API_VALUES.has(path))) return String(value);
+  return quote(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+function renderChange(change: PathChange, quote: Quote): string[] {
+  if (change.hunks) return [`- ${change.path}:`, ...renderHunks(change.hunks, quote, '    ')];
+  if (change.change === 'added') return [`- ${change.path} added: ${renderValue(change.after, change.path, quote)}`];
+  if (change.change === 'removed') return [`- ${change.path} removed: ${renderValue(change.before, change.path, quote)}`];
+  return [`- ${change.path}: ${renderValue(change.before, change.path, quote)} -> ${renderValue(change.after, change.path, quote)}`];
+}
+
+/** Text rendering of compare_rule_versions: the two versions, then one line (or one diff) per changed path. */
+export function renderRuleComparison(data: unknown, quote: Quote): string {
+  const result = data as { ruleId: string; name?: unknown; from: Record<string, unknown>; to: Record<string, unknown>; changes: PathChange[]; note?: string };
+  const side = (version: Record<string, unknown>) =>
+    `${String(version.versionId)} (version ${String(version.version)}, ${String(version.status ?? 'status unknown')}${version.active ? ', active' : ''}, created ${String(version.createdAt)} by ${String(version.createdBy)})`;
+  const lines = [`Rule ${result.ruleId} ${quote(result.name)}: ${side(result.from)} -> ${side(result.to)}`];
+  if (result.note) lines.push(result.note);
+  else lines.push(`${result.changes.length} field(s) changed:`, ...result.changes.flatMap((change) => renderChange(change, quote)));
+  return lines.join('\n');
+}
+
+const compareRuleVersionsTool = defineTool({
+  name: 'compare_rule_versions',
+  title: 'Compare two versions of an intent rule',
+  group: 'rules',
+  scope: 'read',
+  description:
+    'Diffs two versions of an intent rule by field path, flowConfig included; default the active version against the one before. Ids: list_rule_versions.',
+  input: z.object({
+    ruleId: idInput('Intent rule id.'),
+    // The description states both defaults; per-field text would repeat it in every tools/list.
+    fromVersionId: z.string().trim().min(1, 'must not be empty').optional(),
+    toVersionId: z.string().trim().min(1, 'must not be empty').optional(),
+  }),
+  handler: compareRuleVersions,
+  text: renderRuleComparison,
+  errors: { 400: ERRORS_400, 404: 'the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule\'s versions)' },
+});
+
 export const rules: ToolGroup = {
   name: 'rules',
   description: 'Versions of intent rules.',
-  tools: [listRuleVersions, getRuleVersion],
+  tools: [listRuleVersions, getRuleVersion, compareRuleVersionsTool],
   resources: [
     {
       name: 'rule-versions',

@@ -89,6 +89,11 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   after?: (response: unknown, input: z.output<Input>, context: ToolContext) => Promise<unknown>;
   /** Turns the upstream response into the tool's result data (for example `null` into an explanation). */
   transform?: (response: unknown, input: z.output<Input>) => unknown;
+  /**
+   * A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
+   * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
+   */
+  text?: (data: unknown, quote: (value: unknown) => string) => string;
   /** Long jobs that may run as MCP tasks. */
   taskSupport?: 'optional';
 }

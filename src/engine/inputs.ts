@@ -1,12 +1,33 @@
 import { z } from 'zod';
 
+let pinnedNow: number | undefined;
+
+/**
+ * Runs a synchronous parse with "now" fixed, so that every relative time and defaulted window
+ * of one call resolves against the same instant (`since: "90d"` then spans exactly 90 days).
+ */
+export function withClock<T>(now: number, parse: () => T): T {
+  const outer = pinnedNow;
+  pinnedNow = now;
+  try {
+    return parse();
+  } finally {
+    pinnedNow = outer;
+  }
+}
+
+/** The instant of the call being validated, or the wall clock outside validation. */
+export function clockNow(): number {
+  return pinnedNow ?? Date.now();
+}
+
 const RELATIVE_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /**
  * Epoch milliseconds from epoch ms (number or digits), ISO 8601, `now`, or a relative age such
  * as `7d`, `24h`, `30m` (that long before `now`). Returns undefined when the text is none of these.
  */
-export function parseTime(value: unknown, now = Date.now()): number | undefined {
+export function parseTime(value: unknown, now = clockNow()): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value) : undefined;
   if (typeof value !== 'string') return undefined;
   const text = value.trim();

@@ -5,7 +5,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../config.js';
-import { createMcpServer, SERVER_VERSION } from '../engine/server.js';
+import { createMcpServer } from '../engine/server.js';
+import { SERVER_VERSION } from '../engine/types.js';
 import { hashKey } from '../http/limiter.js';
 import type { Runtime } from '../runtime.js';
 

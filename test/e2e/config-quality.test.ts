@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildRequest, validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
@@ -144,8 +145,12 @@ describe('each tool reaches its route', () => {
       `GET /v2/hc-rules/${rule}/versions/public`,
       `GET /v2/hc-rules/${rule}/versions/v2/public`,
       `GET /v2/replays/${sandbox.seed.replay}/public`,
-      `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
-      `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
+      // Each session read also reads its proposed draft and the live article, to show the diff.
+      ...Array.from({ length: 2 }, () => [
+        `GET /v2/fix-review/interactions/${sandbox.seed.negativeConversation}/events/${sandbox.seed.negativeEvent}/session/public`,
+        'POST /v2/hc-articles/ids/public',
+        'POST /v2/hc-articles/ids/public',
+      ]).flat(),
     ]);
   });
 
@@ -403,7 +408,7 @@ describe('resources and prompts', () => {
     expect(await text(`svc://rules/${sandbox.seed.rules.whereIsMyOrder}/versions`)).toContain('PUBLISHED');
     expect(await text(`svc://rules/${sandbox.seed.rules.whereIsMyOrder}/versions/v1`)).toContain('flowConfig');
     expect(await text(`svc://replays/${sandbox.seed.replay}`)).toContain(sandbox.seed.negativeConversation);
-    expect(await text(`svc://refine/${sandbox.seed.negativeConversation}/${sandbox.seed.negativeEvent}`)).toContain('latestIteration');
+    expect(await text(`svc://refine/${sandbox.seed.negativeConversation}/${sandbox.seed.negativeEvent}`)).toContain('draftReview');
     const templates = (await server.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
     expect(templates).toEqual(expect.arrayContaining(['svc://rules/{ruleId}/versions', 'svc://rules/{ruleId}/versions/{versionId}', 'svc://replays/{replayId}', 'svc://refine/{interactionId}/{eventId}']));
   });

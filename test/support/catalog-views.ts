@@ -1,7 +1,6 @@
 import { loadConfig } from '../../src/config.js';
 import { needsConfirmation } from '../../src/engine/confirm.js';
-import { selectTools } from '../../src/engine/server.js';
-import { toolListEntry } from '../../src/engine/schema.js';
+import { selectTools, toolListEntry } from '../../src/engine/listing.js';
 import { readFileSync } from 'node:fs';
 import { catalog } from '../../tools/index.js';
 import { CHOICES_PATH } from './paths.js';

@@ -10,14 +10,14 @@ const REGENERATE = 'run `npm run snapshot` and review the diff';
 
 /** Design section 2: the names and groups are the public contract. */
 const CONTRACT: Record<string, string[]> = {
-  conversations: ['list_conversations', 'export_conversations', 'generate_answer', 'give_feedback', 'delete_conversation'],
+  conversations: ['list_conversations', 'export_conversations', 'conversation_stats', 'generate_answer', 'give_feedback', 'delete_conversation'],
   agents: ['list_agents'],
   sources: ['list_provider_resources', 'register_provider_resources', 'crawl_links', 'ingest_sources', 'get_source', 'wait_for_sources'],
   knowledge: ['initialize_knowledge_tree', 'persist_knowledge_tree', 'generate_knowledge', 'generate_knowledge_bulk', 'get_knowledge_jobs_status'],
-  articles: ['list_articles', 'get_articles', 'create_article', 'update_article', 'create_article_draft', 'publish_article_draft', 'move_article', 'delete_article'],
+  articles: ['list_articles', 'get_articles', 'create_article', 'update_article', 'create_article_draft', 'publish_article_draft', 'move_article', 'delete_article', 'compare_article_draft'],
   folders: ['list_folders', 'create_folder', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'],
   actions: ['list_actions', 'create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action', 'test_data_step'],
-  rules: ['list_rule_versions', 'get_rule_version'],
+  rules: ['list_rule_versions', 'get_rule_version', 'compare_rule_versions'],
   replays: ['get_replay'],
   refine: ['get_refine_session', 'wait_for_refine_session'],
   testing: ['add_cases_to_criteria_group', 'start_test_set_run'],

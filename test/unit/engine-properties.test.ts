@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { objectShape } from '../../src/engine/inputs.js';
-import { buildRequest, validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
 import { catalog } from '../../tools/index.js';
 
 const tools = catalog.flatMap((group) => group.tools);

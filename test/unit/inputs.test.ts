@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseTime } from '../../src/engine/inputs.js';
-import { validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
 import { catalog } from '../../tools/index.js';
 import { splitWindow } from '../../tools/conversations.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildRequest, validateInput } from '../../src/engine/server.js';
+import { validateInput } from '../../src/engine/pipeline.js';
+import { buildRequest } from '../../src/engine/request.js';
 import { catalog } from '../../tools/index.js';
 
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));

@@ -55,18 +55,23 @@ const CONTENT_TYPES: Record<string, string> = { zip: 'application/zip', exe: 'ap
 
 /**
  * The documented outcome of ingesting one item, decided from its URL (CHOICES.md):
+ * a host under `.invalid` (a reserved name that never resolves): unreachable host;
  * `/private` or `/login` in the path: authentication-protected; `/no-robots`: robots exclusion;
  * `.zip`, `.exe`, `.bin`: unextractable content type; a provider item whose URL or external id
  * contains `expired`: expired provider connection. Anything else completes.
  */
 export function ingestionOutcome(kind: SourceKind, url: string, externalId: string | null, title: string): { outcome: 'COMPLETED' | 'FAILED'; error: string; paragraphs: string[] } {
   let path = url.toLowerCase();
+  let host = '';
   try {
-    path = new URL(url).pathname.toLowerCase();
+    const parsed = new URL(url);
+    path = parsed.pathname.toLowerCase();
+    host = parsed.hostname.toLowerCase();
   } catch {
     /* keep the raw text */
   }
   const fail = (error: string) => ({ outcome: 'FAILED' as const, error, paragraphs: [] });
+  if (host === 'invalid' || host.endsWith('.invalid')) return fail(`Fetching the URL failed: the host ${host} could not be reached (DNS lookup failed)`);
   if (path.includes('/private') || path.includes('/login')) return fail('Fetching the URL failed: HTTP 401 (the page requires authentication)');
   if (path.includes('/no-robots')) return fail("Fetching the URL is disallowed by the site's robots.txt (robots exclusion)");
   const extension = /\.(zip|exe|bin)$/.exec(path)?.[1];
