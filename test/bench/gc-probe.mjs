@@ -4,5 +4,6 @@
 process.on('SIGUSR2', () => {
   globalThis.gc();
   globalThis.gc();
-  process.stderr.write(`\nbench-rss ${process.memoryUsage().rss}\n`);
+  const { rss, heapUsed } = process.memoryUsage();
+  process.stderr.write(`\nbench-rss ${rss} ${heapUsed}\n`);
 });

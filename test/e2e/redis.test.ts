@@ -48,7 +48,8 @@ describe.runIf(runRedisTests())('one rate budget across processes through Redis'
     expect(results.filter((result) => result.isError)).toHaveLength(0);
     expect(upstream).toHaveLength(30);
     expect(elapsed).toBeGreaterThanOrEqual(1000);
-    expect(elapsed).toBeLessThan(4000);
+    // Three batches, two holds (705 ms) apart; the rest is room for a busy machine.
+    expect(elapsed).toBeLessThan(6000);
     // No more than 10 starts in any 500 ms window, as the upstream saw them.
     const times = upstream.map((entry) => entry.at).sort((a, b) => a - b);
     for (let index = 10; index < times.length; index++) expect(times[index] - times[index - 10]).toBeGreaterThanOrEqual(500);
