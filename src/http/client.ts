@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
 import {
   ApiError,
@@ -53,14 +53,16 @@ export interface ApiClientOptions {
 
 /** The one place that talks to the API: auth, JSON, timeouts, cancellation, throttling, retries, typed errors. */
 export class ApiClient {
-  private readonly pool: Pool;
+  private pool?: Pool;
+  private opening?: Promise<Pool>;
+  private readonly origin: string;
   private readonly pathPrefix: string;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
+    this.origin = url.origin;
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
     this.retry = options.retry ?? DEFAULT_RETRY;
   }
 
@@ -71,7 +73,16 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await (await this.opening)?.close();
+  }
+
+  /** undici is loaded with the first request, so a start that only lists tools never compiles it. */
+  private open(): Promise<Pool> {
+    this.opening ??= import('undici').then(({ Pool }) => {
+      this.pool = new Pool(this.origin, { connections: this.options.connections ?? 16, keepAliveTimeout: 10_000 });
+      return this.pool;
+    });
+    return this.opening;
   }
 
   private async send<T>(apiKey: string, budgetId: string, request: ApiRequest): Promise<T> {
@@ -117,7 +128,8 @@ export class ApiClient {
     const startedAt = Date.now();
     let response;
     try {
-      response = await this.pool.request({
+      const pool = this.pool ?? (await this.open());
+      response = await pool.request({
         method: request.method,
         path: this.pathPrefix + request.path + encodeQuery(request.query),
         headers: {
