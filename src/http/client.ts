@@ -78,7 +78,8 @@ export class ApiClient {
 
   /** undici is loaded with the first request, so a start that only lists tools never compiles it. */
   private open(): Promise<Pool> {
-    this.opening ??= import('undici').then(({ Pool }) => {
+    // undici is CommonJS: its exports are the default export of a dynamic import, bundled or not.
+    this.opening ??= import('undici').then(({ default: { Pool } }) => {
       this.pool = new Pool(this.origin, { connections: this.options.connections ?? 16, keepAliveTimeout: 10_000 });
       return this.pool;
     });
@@ -88,6 +89,8 @@ export class ApiClient {
   private async send<T>(apiKey: string, budgetId: string, request: ApiRequest): Promise<T> {
     const redacted: RedactedRequest = { method: request.method, path: request.path, query: compactQuery(request.query) };
     const started = Date.now();
+    // Before the limiter: a slot is taken only when the request can leave at once.
+    const pool = this.pool ?? (await this.open());
     for (let attempt = 0; ; attempt++) {
       // Looked up per attempt: an idle budget may have been evicted since the last one.
       const limiter = this.options.limiters.forId(budgetId);
@@ -98,7 +101,7 @@ export class ApiClient {
       }
       let error: ApiError;
       try {
-        return await this.attempt<T>(apiKey, request, redacted);
+        return await this.attempt<T>(pool, apiKey, request, redacted);
       } catch (caught) {
         if (!(caught instanceof ApiError)) throw caught;
         error = caught;
@@ -121,14 +124,13 @@ export class ApiClient {
     }
   }
 
-  private async attempt<T>(apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
+  private async attempt<T>(pool: Pool, apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const hasBody = request.body !== undefined;
     const startedAt = Date.now();
     let response;
     try {
-      const pool = this.pool ?? (await this.open());
       response = await pool.request({
         method: request.method,
         path: this.pathPrefix + request.path + encodeQuery(request.query),
