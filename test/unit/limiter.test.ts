@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { holdFor, LimiterRegistry, SlidingWindowLimiter } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
 
@@ -92,6 +93,13 @@ describe('the in-process sliding window', () => {
 });
 
 describe('the limiter registry', () => {
+  it('reads the rate scope from SVC_RATE_SCOPE or --rate-scope, one budget per key by default', () => {
+    expect(loadConfig(['--sandbox'], {}).rateScope).toBe('key');
+    expect(loadConfig(['--sandbox', '--rate-scope', 'global'], {}).rateScope).toBe('global');
+    expect(loadConfig([], { SVC_SANDBOX: 'true', SVC_RATE_SCOPE: 'global' }).rateScope).toBe('global');
+    expect(() => loadConfig(['--sandbox', '--rate-scope', 'tenant'], {})).toThrow(ConfigError);
+  });
+
   it('gives each key its own budget, or one for all keys under the global scope', async () => {
     const perKey = new LimiterRegistry({ budget: BUDGET, logger });
     const global = new LimiterRegistry({ budget: BUDGET, scope: 'global', logger });
