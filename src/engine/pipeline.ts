@@ -24,20 +24,22 @@ const engineOptionsSchema = z.object({
  */
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
-  const secrets = secretsIn(coerceToSchema(run.tool.input, run.rawArgs));
-  let result = await callTool(run);
+  // Coerced once: the secrets scan and validation see the same arguments.
+  const args = coerceToSchema(run.tool.input, omit(run.rawArgs, ENGINE_FIELDS)) as Record<string, unknown>;
+  const secrets = secretsIn(args);
+  let result = await callTool(run, args);
   if (secrets.length) result = redactSecrets(result, secrets) as CallToolResult;
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }
 
-async function callTool(run: ToolRun): Promise<CallToolResult> {
+async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<CallToolResult> {
   const { tool, signal } = run;
   const { config } = run.session.options;
   try {
     const engineArgs = engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, pick(run.rawArgs, ENGINE_FIELDS)));
     if (!engineArgs.success) return validationResult(tool, formatIssues(engineArgs.error.issues));
-    const parsed = validateInput(tool, omit(run.rawArgs, ENGINE_FIELDS), config);
+    const parsed = validateCoerced(tool, args, config);
     if (!parsed.ok) return validationResult(tool, parsed.message);
     const input = parsed.value;
     const view: View = engineArgs.data.view ?? 'compact';
@@ -76,8 +78,11 @@ type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; me
  * windows of one call resolve against one instant, so `since: "90d"` is exactly 90 days.
  */
 export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, 'defaultBotId'>, now = Date.now()): Validation {
+  return validateCoerced(tool, coerceToSchema(tool.input, rawArgs) as Record<string, unknown>, config, now);
+}
+
+function validateCoerced(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, 'defaultBotId'>, now = Date.now()): Validation {
   const shape = objectShape(tool.input);
-  const args = coerceToSchema(tool.input, rawArgs) as Record<string, unknown>;
   if (!acceptsUnknownKeys(tool.input)) {
     const unknown = Object.keys(args).filter((key) => !(key in shape));
     if (unknown.length) {
