@@ -9,6 +9,7 @@ export type LogFormat = 'json' | 'pretty';
 /** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
 export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+export type RateScope = 'key' | 'global';
 
 export interface RateLimit {
   limit: number;
@@ -24,6 +25,7 @@ export interface Config {
   /** Binds confirmation tokens; shared by every node of a fleet so a token from one node sends on another. */
   confirmSecret: string;
   rateLimit: RateLimit;
+  rateScope: RateScope;
   redisUrl?: string;
   defaultBotId?: string;
   timeoutMs: number;
@@ -80,6 +82,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_CONFIRM', flag: '--confirm', value: 'MODE', help: 'Which tools need the user\'s confirmation: writes | destructive | none.', default: 'writes' },
   { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens to their request, key and expiry; shared by every node of a fleet. Prefer the environment: flags show in process lists.', defaultText: 'random per process' },
   { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', default: '100/60s' },
+  { env: 'SVC_RATE_SCOPE', flag: '--rate-scope', value: 'key|global', help: 'key: one rate budget per API key; global: one budget for every key this process serves (shared through Redis too when set).', default: 'key' },
   { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', default: '30000' },
@@ -232,6 +235,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (transport !== 'stdio' && transport !== 'http') {
     throw new ConfigError(`${from('SVC_TRANSPORT')} must be stdio or http (got "${transport}")`);
   }
+  const rateScope = setting('SVC_RATE_SCOPE');
+  if (rateScope !== 'key' && rateScope !== 'global') {
+    throw new ConfigError(`${from('SVC_RATE_SCOPE')} must be key or global (got "${rateScope}")`);
+  }
   const toolsetsText = setting('SVC_TOOLSETS');
   const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
   if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError(`${from('SVC_TOOLSETS')} must name at least one group, or be "all"`);
@@ -252,6 +259,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
     confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
     rateLimit: parseRateLimit(setting('SVC_RATE_LIMIT'), from('SVC_RATE_LIMIT')),
+    rateScope,
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
     timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), setting('SVC_TIMEOUT_MS'), 100, 600_000),

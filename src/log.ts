@@ -19,9 +19,10 @@ export function scrubSecrets(text: string): string {
 /**
  * Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every finished
  * line is scrubbed, so a key inside an error object, a nested field or a message is masked alike.
+ * The in-process test harness passes its own destination to read what a process would have written.
  */
-export function createLogger(level: string, format: LogFormat = 'json'): Logger {
-  const stderr = format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true });
+export function createLogger(level: string, format: LogFormat = 'json', destination?: DestinationStream): Logger {
+  const stderr = destination ?? (format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true }));
   const scrubbed: DestinationStream = { write: (line: string) => stderr.write(scrubSecrets(line)) };
   return pino(
     {

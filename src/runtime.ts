@@ -43,7 +43,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin };
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
   }
-  const limiters = new LimiterRegistry({ budget: config.rateLimit, redisUrl: config.redisUrl, logger });
+  const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, redisUrl: config.redisUrl, logger });
   await limiters.start();
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
   // With Redis, tasks and spent confirmation tokens are the fleet's, not this process's.

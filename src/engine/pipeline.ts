@@ -26,19 +26,21 @@ const engineOptionsSchema = z.object({
  */
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
-  // The raw shape is checked before anything walks the arguments, the secret search included.
+  // The raw shape is checked before anything walks the arguments, the secret search included;
+  // then they are coerced once, so the secrets scan and validation see the same arguments.
   const problems = argumentProblems(run.rawArgs);
+  const args = problems.length ? undefined : (coerceToSchema(run.tool.input, omit(run.rawArgs, ENGINE_FIELDS)) as Record<string, unknown>);
   const secrets = [
     ...secretForms(run.session.options.apiKey, { apiKey: true }),
-    ...(problems.length ? [] : secretsIn(coerceToSchema(run.tool.input, run.rawArgs)).flatMap((secret) => secretForms(secret))),
+    ...(args ? secretsIn(args).flatMap((secret) => secretForms(secret)) : []),
   ];
-  let result = problems.length ? validationResult(run.tool, problems.join('\n')) : await callTool(run);
+  let result = args ? await callTool(run, args) : validationResult(run.tool, problems.join('\n'));
   result = redactSecrets(result, secrets);
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }
 
-async function callTool(run: ToolRun): Promise<CallToolResult> {
+async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<CallToolResult> {
   const { tool, signal } = run;
   const { config } = run.session.options;
   /**
@@ -49,7 +51,7 @@ async function callTool(run: ToolRun): Promise<CallToolResult> {
   try {
     const engineArgs = engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, pick(run.rawArgs, ENGINE_FIELDS)));
     if (!engineArgs.success) return validationResult(tool, formatIssues(engineArgs.error.issues));
-    const parsed = validateInput(tool, omit(run.rawArgs, ENGINE_FIELDS), config);
+    const parsed = validateCoerced(tool, args, config);
     if (!parsed.ok) return validationResult(tool, parsed.message);
     const input = parsed.value;
     const view: View = engineArgs.data.view ?? 'compact';
@@ -105,8 +107,11 @@ type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; me
 export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
   const problems = argumentProblems(rawArgs);
   if (problems.length) return { ok: false, message: problems.join('\n') };
+  return validateCoerced(tool, coerceToSchema(tool.input, rawArgs) as Record<string, unknown>, config, now);
+}
+
+function validateCoerced(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
   const shape = objectShape(tool.input);
-  const args = coerceToSchema(tool.input, rawArgs) as Record<string, unknown>;
   const unknown = unknownFields(tool.input, args);
   if (unknown.length) {
     const accepted = [...Object.keys(shape), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments';

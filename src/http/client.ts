@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
 import {
   ApiError,
@@ -9,7 +9,7 @@ import {
   TimeoutError,
   type RedactedRequest,
 } from './errors.js';
-import type { KeyLimiter, LimiterRegistry } from './limiter.js';
+import type { LimiterRegistry } from './limiter.js';
 import { traceUpstream } from '../telemetry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -56,33 +56,47 @@ export interface ApiClientOptions {
 
 /** The one place that talks to the API: auth, JSON, timeouts, cancellation, throttling, retries, typed errors. */
 export class ApiClient {
-  private readonly pool: Pool;
-  private readonly pathPrefix: string;
+  private pool?: Pool;
+  private opening?: Promise<Pool>;
   private readonly origin: string;
+  private readonly pathPrefix: string;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
-    this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.origin = url.origin;
-    this.pool = new Pool(url.origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
+    this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.retry = options.retry ?? DEFAULT_RETRY;
   }
 
   /** A handle that sends every request with this key and passes it through this key's budget. */
   forKey(apiKey: string): Api {
-    const limiter = this.options.limiters.forKey(apiKey);
-    return { request: <T>(request: ApiRequest) => this.send<T>(apiKey, limiter, request) };
+    const budgetId = this.options.limiters.budgetId(apiKey);
+    return { request: <T>(request: ApiRequest) => this.send<T>(apiKey, budgetId, request) };
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await (await this.opening)?.close();
   }
 
-  private async send<T>(apiKey: string, limiter: KeyLimiter, request: ApiRequest): Promise<T> {
+  /** undici is loaded with the first request, so a start that only lists tools never compiles it. */
+  private open(): Promise<Pool> {
+    // undici is CommonJS: its exports are the default export of a dynamic import, bundled or not.
+    this.opening ??= import('undici').then(({ default: { Pool } }) => {
+      this.pool = new Pool(this.origin, { connections: this.options.connections ?? 16, keepAliveTimeout: 10_000 });
+      return this.pool;
+    });
+    return this.opening;
+  }
+
+  private async send<T>(apiKey: string, budgetId: string, request: ApiRequest): Promise<T> {
     const redacted: RedactedRequest = { method: request.method, path: request.path, query: compactQuery(request.query) };
     const started = Date.now();
+    // Before the limiter: a slot is taken only when the request can leave at once.
+    const pool = this.pool ?? (await this.open());
     for (let attempt = 0; ; attempt++) {
+      // Looked up per attempt: an idle budget may have been evicted since the last one.
+      const limiter = this.options.limiters.forId(budgetId);
       try {
         await limiter.acquire(request.signal);
       } catch {
@@ -90,7 +104,7 @@ export class ApiClient {
       }
       let error: ApiError;
       try {
-        return await this.attempt<T>(apiKey, request, redacted);
+        return await this.attempt<T>(pool, apiKey, request, redacted);
       } catch (caught) {
         if (!(caught instanceof ApiError)) throw caught;
         error = caught;
@@ -113,7 +127,7 @@ export class ApiClient {
     }
   }
 
-  private async attempt<T>(apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
+  private async attempt<T>(pool: Pool, apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const hasBody = request.body !== undefined;
@@ -122,7 +136,7 @@ export class ApiClient {
     const response = await traceUpstream(request.method, new URL(path, this.origin), async (traceHeaders) => {
       let sent;
       try {
-        sent = await this.pool.request({
+        sent = await pool.request({
           method: request.method,
           path: path + encodeQuery(request.query),
           headers: {

@@ -1,77 +1,139 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
-import Bottleneck from 'bottleneck';
-import { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import type { Logger } from '../log.js';
-import type { RateLimit } from '../config.js';
+import type { RateLimit, RateScope } from '../config.js';
+import type { RedisBudgets } from './limiter-redis.js';
 
 /** What the HTTP core needs from a key's budget. */
 export interface KeyLimiter {
-  /** Resolves when a request may start; rejects with the signal's reason if the caller gives up first. */
+  /**
+   * Resolves when a request may start; rejects with the signal's reason if the caller gives up
+   * first. A request that finds a free slot is admitted at once, without a timer.
+   */
   acquire(signal?: AbortSignal): Promise<void>;
   /** After a 429 (another client of the key spent the budget) every request of this key waits. */
   pause(ms: number): void;
+  /** True when nothing is held, queued or paused: dropping the limiter loses no state. */
+  idle(): boolean;
   stop(): Promise<void>;
 }
 
+export type Clock = () => number;
+
+const ADMITTED = Promise.resolve();
+
+interface Waiter {
+  resolve(): void;
+  reject(reason: unknown): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
 /**
- * A sliding-window budget: each request holds one of `limit` slots from the moment it starts
- * until `windowMs + margin` later, so no window of that length can ever see more than `limit`
- * starts, while a burst uses every free slot at once. Bottleneck's fixed-interval reservoir is
- * not used because it can let 2N through across a refresh boundary.
+ * A sliding-window budget: each start holds one of `limit` slots until `windowMs + margin` later,
+ * so no window of that length can ever see more than `limit` starts, while a burst uses every free
+ * slot at once. Only the starts still held are kept, oldest first: with `limit` of them held, the
+ * oldest says when the next slot frees. Waiters queue in order behind one timer, set for when the
+ * first of them may go.
  */
 export class SlidingWindowLimiter implements KeyLimiter {
-  private readonly bottleneck: Bottleneck;
   private readonly holdMs: number;
+  /** Start times, oldest first; those before `first` have been released. */
+  private starts: number[] = [];
+  private first = 0;
   private pausedUntil = 0;
-  /** Ends the holds at stop, so that stopping never waits out a window. Every held slot listens to it. */
-  private readonly stopping = abortControllerWithoutListenerLimit();
-  /** When the last slot handed out by this limiter is released. */
-  busyUntil = 0;
+  private readonly waiters: Waiter[] = [];
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(
     readonly budget: RateLimit,
-    bottleneckOptions: Bottleneck.ConstructorOptions = {},
+    private readonly now: Clock = Date.now,
   ) {
     this.holdMs = holdFor(budget);
-    this.bottleneck = new Bottleneck({ maxConcurrent: budget.limit, ...bottleneckOptions });
+  }
+
+  /** When the last slot handed out is released. */
+  get busyUntil(): number {
+    return this.starts.length > this.first ? this.starts[this.starts.length - 1] + this.holdMs : 0;
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.stopped) return Promise.reject(new Error('The rate limiter has stopped'));
+    if (this.waiters.length === 0 && this.readyAt() <= this.now()) {
+      this.take();
+      return ADMITTED;
+    }
     return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => reject(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.bottleneck
-        .schedule(async () => {
-          // A caller that gave up while queued sent nothing, so its slot is released at once.
-          if (signal?.aborted) return;
-          await waitUntil(() => this.pausedUntil, signal);
-          if (signal?.aborted) return;
-          signal?.removeEventListener('abort', onAbort);
-          this.busyUntil = Date.now() + this.holdMs;
-          resolve();
-          await sleep(this.holdMs, this.stopping.signal);
-        })
-        .catch((error: unknown) => reject(error));
+      const waiter: Waiter = { resolve, reject, signal };
+      if (signal) {
+        // A caller that gives up while queued never held a slot, so nothing is released.
+        waiter.onAbort = () => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(signal.reason);
+          this.schedule();
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.waiters.push(waiter);
+      this.schedule();
     });
   }
 
   pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+    this.schedule();
+  }
+
+  idle(): boolean {
+    const now = this.now();
+    return this.waiters.length === 0 && this.busyUntil <= now && this.pausedUntil <= now;
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.bottleneck.stop({ dropWaitingJobs: true });
-    await this.bottleneck.disconnect().catch(() => undefined);
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const waiter of this.waiters.splice(0)) {
+      if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+      waiter.reject(new Error('The rate limiter has stopped'));
+    }
   }
-}
 
-function abortControllerWithoutListenerLimit(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
+  /** The earliest time a start is allowed: a slot is free (or the oldest held one frees), and any 429 pause is over. */
+  private readyAt(): number {
+    const now = this.now();
+    while (this.first < this.starts.length && this.starts[this.first] + this.holdMs <= now) this.first++;
+    if (this.first > 64 && this.first * 2 > this.starts.length) {
+      this.starts = this.starts.slice(this.first);
+      this.first = 0;
+    }
+    const held = this.starts.length - this.first;
+    const slotFree = held < this.budget.limit ? now : this.starts[this.starts.length - this.budget.limit] + this.holdMs;
+    return Math.max(slotFree, this.pausedUntil);
+  }
+
+  private take(): void {
+    this.starts.push(this.now());
+  }
+
+  private release(): void {
+    this.timer = undefined;
+    while (this.waiters.length > 0 && this.readyAt() <= this.now()) {
+      const waiter = this.waiters.shift()!;
+      if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+      this.take();
+      waiter.resolve();
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiters.length === 0 || this.stopped) return;
+    this.timer = setTimeout(() => this.release(), Math.max(0, this.readyAt() - this.now()));
+  }
 }
 
 /** Room for network delay between our start and the upstream's arrival clock. */
@@ -79,307 +141,82 @@ function marginFor(windowMs: number): number {
   return Math.round(200 + windowMs * 0.01);
 }
 
-function holdFor(budget: RateLimit): number {
+export function holdFor(budget: RateLimit): number {
   return budget.windowMs + marginFor(budget.windowMs);
-}
-
-/** Resolves after `ms`, or at once when `until` aborts. */
-function sleep(ms: number, until?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (until?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    timer.unref?.();
-    until?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      until?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
-
-async function waitUntil(deadline: () => number, signal?: AbortSignal): Promise<void> {
-  for (let wait = deadline() - Date.now(); wait > 0 && !signal?.aborted; wait = deadline() - Date.now()) {
-    await sleep(Math.min(wait, 250));
-  }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  return Promise.race([promise, sleep(ms).then(() => undefined)]);
 }
 
 export function hashKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 }
 
-const PEER_TTL_MS = 6000;
-/** Longest a shared slot waits on a 429 pause before its request starts anyway (backoff is at most 8 s). */
-const PAUSE_CAP_MS = 10_000;
-const HEARTBEAT_MS = 2000;
-
-/** Registers this process in the peer set (Redis clock) and returns how many processes are alive. */
-const HEARTBEAT_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
-return redis.call('ZCARD', KEYS[1])`;
-
-/** Extends a key's shared 429 pause, never shortens it (TTL based, so no clock is compared across hosts). */
-const PAUSE_SCRIPT = `
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
-end
-return 1`;
-
-/**
- * The one Redis connection of a process (a client plus Bottleneck's subscriber), the peer count
- * used to size the fallback budget, and the shared 429 pause.
- */
-class RedisShared {
-  readonly client: Redis;
-  readonly connection: Bottleneck.IORedisConnection;
-  readonly instanceId = randomUUID();
-  up = false;
-  /** Live processes sharing this Redis, as last seen; the fallback budget is the budget divided by it. */
-  peers = 1;
-  private readonly lostListeners = new Set<() => void>();
-  private readonly heartbeat: NodeJS.Timeout;
-  private lastErrorLog = 0;
-  private stopped = false;
-
-  constructor(
-    url: string,
-    private readonly logger: Logger,
-  ) {
-    this.client = new Redis(url, {
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      retryStrategy: (times) => Math.min(100 * times, 2000),
-      lazyConnect: false,
-    });
-    this.client.on('ready', () => {
-      if (!this.up) logger.info('Redis reachable: the rate budget is shared across processes');
-      this.up = true;
-      void this.beat();
-    });
-    this.client.on('close', () => {
-      if (this.up && !this.stopped) {
-        logger.warn({ peers: this.peers }, `Redis unreachable: falling back to a local limiter at 1/${this.peers} of the budget until it returns`);
-      }
-      this.up = false;
-      for (const listener of [...this.lostListeners]) listener();
-    });
-    this.client.on('error', (error: Error) => this.logError(error));
-    this.connection = new Bottleneck.IORedisConnection({ client: this.client, Redis });
-    this.connection.on('error', (error: Error) => this.logError(error));
-    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
-    this.heartbeat.unref();
-  }
-
-  /** Waits (bounded) for the first connection attempt so that startup knows its peers. */
-  async start(timeoutMs = 3000): Promise<void> {
-    if (this.up) return;
-    await withTimeout(
-      new Promise<void>((resolve) => {
-        this.client.once('ready', () => resolve());
-        this.client.once('close', () => resolve());
-      }),
-      timeoutMs,
-    );
-    if (this.up) await this.beat();
-    else this.logger.warn('Redis unreachable at startup: using a local limiter with the full budget until it connects');
-  }
-
-  onLost(listener: () => void): () => void {
-    this.lostListeners.add(listener);
-    return () => this.lostListeners.delete(listener);
-  }
-
-  async beat(): Promise<void> {
-    if (!this.up) return;
-    try {
-      const count = Number(await this.client.eval(HEARTBEAT_SCRIPT, 1, 'svc-mcp:peers', this.instanceId, PEER_TTL_MS));
-      if (count >= 1) this.peers = count;
-    } catch (error) {
-      this.logError(error as Error);
-    }
-  }
-
-  async ping(timeoutMs = 1000): Promise<boolean> {
-    if (!this.up) return false;
-    const answer = await withTimeout(this.client.ping().catch(() => undefined), timeoutMs);
-    return answer === 'PONG';
-  }
-
-  async pauseRemaining(id: string): Promise<number> {
-    if (!this.up) return 0;
-    const ttl = await withTimeout(this.client.pttl(`${id}:pause`).catch(() => 0), 500);
-    return typeof ttl === 'number' && ttl > 0 ? ttl : 0;
-  }
-
-  setPause(id: string, ms: number): void {
-    if (!this.up) return;
-    this.client.eval(PAUSE_SCRIPT, 1, `${id}:pause`, Math.max(1, Math.round(ms))).catch((error: Error) => this.logError(error));
-  }
-
-  private logError(error: Error): void {
-    if (this.stopped || Date.now() - this.lastErrorLog < 10_000) return;
-    this.lastErrorLog = Date.now();
-    // The message only: an ioredis error can carry the connection options, which may hold a password.
-    this.logger.warn({ error: error?.message }, 'Redis error');
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.heartbeat);
-    if (this.up) await withTimeout(this.client.zrem('svc-mcp:peers', this.instanceId).catch(() => undefined), 500);
-    await withTimeout(this.connection.disconnect(false).catch(() => undefined), 1000);
-    this.client.disconnect();
-  }
-}
-
-/**
- * A key's budget shared by every process on the same Redis: the same sliding-window slots, held
- * through Bottleneck clustering (`maxConcurrent` counted in Redis), under one id derived from the
- * key hash. While Redis is unreachable, requests go through a local limiter holding
- * budget / (processes last seen) slots, so the fleet as a whole stays inside the budget; when Redis
- * returns, this process goes back to the shared slots once its local slots have expired.
- */
-export class SharedSlidingWindowLimiter implements KeyLimiter {
-  private readonly cluster: Bottleneck;
-  private readonly holdMs: number;
-  private clusterReady = false;
-  private readonly ready: Promise<void>;
-  private fallback?: SlidingWindowLimiter;
-  private pausedUntil = 0;
-
-  constructor(
-    readonly budget: RateLimit,
-    readonly id: string,
-    private readonly shared: RedisShared,
-  ) {
-    this.holdMs = holdFor(budget);
-    this.cluster = new Bottleneck({
-      id,
-      maxConcurrent: budget.limit,
-      datastore: 'ioredis',
-      connection: shared.connection,
-      clearDatastore: false,
-      // Idle state leaves Redis on its own.
-      timeout: Math.max(30 * 60_000, 2 * this.holdMs),
-    });
-    this.cluster.on('error', () => undefined);
-    this.ready = this.cluster
-      .ready()
-      // The newest process's budget wins, so a changed SVC_RATE_LIMIT is not masked by stored settings.
-      .then(() => this.cluster.updateSettings({ maxConcurrent: budget.limit }))
-      .then(() => {
-        this.clusterReady = true;
-      })
-      .catch(() => undefined);
-  }
-
-  async acquire(signal?: AbortSignal): Promise<void> {
-    // Just created (first call of a key): wait briefly for the shared state rather than bypass it.
-    if (this.shared.up && !this.clusterReady) await withTimeout(this.ready, 2000);
-    if (this.shared.up && this.clusterReady && !(this.fallback && this.fallback.busyUntil > Date.now())) {
-      if ((await this.acquireShared(signal)) === 'ok') return;
-    }
-    await this.local().acquire(signal);
-  }
-
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
-    this.fallback?.pause(ms);
-    this.shared.setPause(this.id, ms);
-  }
-
-  private local(): SlidingWindowLimiter {
-    const limit = Math.max(1, Math.floor(this.budget.limit / Math.max(1, this.shared.peers)));
-    if (!this.fallback || (this.fallback.budget.limit !== limit && this.fallback.busyUntil <= Date.now())) {
-      const previous = this.fallback;
-      this.fallback = new SlidingWindowLimiter({ limit, windowMs: this.budget.windowMs });
-      void previous?.stop();
-    }
-    const pausedFor = this.pausedUntil - Date.now();
-    if (pausedFor > 0) this.fallback.pause(pausedFor);
-    return this.fallback;
-  }
-
-  /** 'lost' when Redis failed or went away before a slot was granted: the caller falls back. */
-  private acquireShared(signal?: AbortSignal): Promise<'ok' | 'lost'> {
-    return new Promise<'ok' | 'lost'>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      let settled = false;
-      const settle = (action: () => void): boolean => {
-        if (settled) return false;
-        settled = true;
-        signal?.removeEventListener('abort', onAbort);
-        unsubscribe();
-        action();
-        return true;
-      };
-      const onAbort = () => settle(() => reject(signal?.reason));
-      const unsubscribe = this.shared.onLost(() => settle(() => resolve('lost')));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      // Redis frees the slot by itself after `expiration`, so a process that dies holding slots
-      // gives them back; the job never runs longer (pause wait capped, then the hold).
-      this.cluster
-        .schedule({ expiration: this.holdMs + PAUSE_CAP_MS + 5000 }, async () => {
-          // Given up (cancelled, or fell back) while queued: nothing sent, the slot is freed at once.
-          if (settled) return;
-          const started = Date.now();
-          const remote = await this.shared.pauseRemaining(this.id);
-          if (remote > 0) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + remote);
-          await waitUntil(() => Math.min(this.pausedUntil, started + PAUSE_CAP_MS), signal);
-          if (!settle(() => resolve('ok'))) return;
-          await sleep(this.holdMs);
-        })
-        .catch(() => settle(() => resolve('lost')));
-    });
-  }
-
-  async stop(): Promise<void> {
-    // Held slots are not released early: Redis lets them expire, so a stopping process never lets
-    // the rest of the fleet exceed the window.
-    await withTimeout(this.cluster.stop({ dropWaitingJobs: true }).catch(() => undefined), 1000);
-    await withTimeout(this.cluster.disconnect().catch(() => undefined), 1000);
-    await this.fallback?.stop();
-  }
-}
-
 export interface LimiterRegistryOptions {
   budget: RateLimit;
+  /** `key`: one budget per API key; `global`: one budget for every key this process serves. */
+  scope?: RateScope;
   redisUrl?: string;
   logger: Logger;
+  now?: Clock;
 }
 
-/** One limiter per API key (by hash, never the key itself), created on first use. */
+const GLOBAL_ID = 'global';
+
+/**
+ * One limiter per budget (per API key by its hash, never the key itself, or one for all keys),
+ * created on first use and dropped once it has been idle for longer than a window, so a server
+ * that sees many keys holds state only for the recent ones. Redis support is loaded only when
+ * `redisUrl` is set.
+ */
 export class LimiterRegistry {
   private readonly limiters = new Map<string, KeyLimiter>();
-  private readonly redis?: RedisShared;
+  private redis?: RedisBudgets;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly now: Clock;
 
   constructor(private readonly options: LimiterRegistryOptions) {
-    if (options.redisUrl) this.redis = new RedisShared(options.redisUrl, options.logger);
+    this.now = options.now ?? Date.now;
+    this.sweeper = setInterval(() => this.evictIdle(), holdFor(options.budget));
+    this.sweeper.unref();
   }
 
   /** Connects to Redis when configured (bounded wait; an unreachable Redis is not fatal). */
   async start(): Promise<void> {
-    await this.redis?.start();
+    if (!this.options.redisUrl) return;
+    const { RedisBudgets } = await import('./limiter-redis.js');
+    this.redis = new RedisBudgets(this.options.redisUrl, this.options.logger);
+    await this.redis.start();
   }
 
-  forKey(apiKey: string): KeyLimiter {
-    const id = hashKey(apiKey);
+  /** The id under which a key's requests are counted: its hash, or one id for all under the global scope. */
+  budgetId(apiKey: string): string {
+    return this.options.scope === 'global' ? GLOBAL_ID : hashKey(apiKey);
+  }
+
+  /** The limiter of a budget id; look it up per request, since an idle one may have been evicted. */
+  forId(id: string): KeyLimiter {
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      limiter = this.redis
-        ? new SharedSlidingWindowLimiter(this.options.budget, `svc-mcp:${id}`, this.redis)
-        : new SlidingWindowLimiter(this.options.budget);
+      limiter = this.redis ? this.redis.limiter(this.options.budget, `svc-mcp:${id}`) : new SlidingWindowLimiter(this.options.budget, this.now);
       this.limiters.set(id, limiter);
     }
     return limiter;
+  }
+
+  forKey(apiKey: string): KeyLimiter {
+    return this.forId(this.budgetId(apiKey));
+  }
+
+  /** How many budgets hold state now. */
+  get size(): number {
+    return this.limiters.size;
+  }
+
+  /** Drops every limiter that holds nothing: all its slots are older than a window, nothing waits. */
+  evictIdle(): void {
+    for (const [id, limiter] of this.limiters) {
+      if (!limiter.idle()) continue;
+      this.limiters.delete(id);
+      void limiter.stop();
+    }
   }
 
   /** For health checks: undefined without Redis, else whether it answers a PING now. */
@@ -388,6 +225,7 @@ export class LimiterRegistry {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all([...this.limiters.values()].map((limiter) => limiter.stop()));
     this.limiters.clear();
     await this.redis?.stop();

@@ -2,6 +2,7 @@ import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
@@ -142,6 +143,11 @@ function idOf(raw: unknown): RequestId | null {
   return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
+/** The server a stdio process serves: one local client, one key. The in-process test harness builds the same one. */
+export function stdioServer(runtime: Runtime): McpServer {
+  return createMcpServer({ ...runtime, apiKey: runtime.config.apiKey! });
+}
+
 /**
  * One local client, one key: the server speaks JSON-RPC on stdout and logs on stderr. On SIGTERM
  * or SIGINT new requests are refused and calls in flight get up to SVC_DRAIN_MS to finish; when
@@ -149,7 +155,7 @@ function idOf(raw: unknown): RequestId | null {
  */
 export async function serveStdio(runtime: Runtime): Promise<void> {
   const { config, logger } = runtime;
-  const server = createMcpServer({ ...runtime, apiKey: config.apiKey! });
+  const server = stdioServer(runtime);
   const transport = new BoundedStdioTransport(config.maxMessageBytes);
   let closing = false;
   const shutdown = async (reason: string, drain: boolean) => {

@@ -1,162 +1,247 @@
 /**
- * `npm run bench`: one run on loopback, printed as a report. Nothing here fails on timing.
- * Uses the built server (dist/) as users run it; `npm run bench` builds first.
+ * `npm run bench`: one run on loopback against the embedded sandbox, printed as a report. Every
+ * figure is shown as a ratio against a floor measured in the same run:
+ *
+ * - a minimal one-tool SDK server (test/bench/minimal-server.mjs: plain Node ESM, unbundled), for
+ *   cold start to the first tools/list and for memory;
+ * - that server forwarding the same route with undici, for the MCP call (p50, p99), with a direct
+ *   undici call for reference.
+ *
+ * svc-mcp runs as users run it: the bundle `npm run build` makes (built here first). Memory is
+ * read after a forced GC, through a preloaded probe (gc-probe.mjs). Nothing here fails on timing.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn } from 'node:child_process';
-import { request } from 'undici';
-import { SlidingWindowLimiter } from '../../src/http/limiter.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ROOT } from '../support/paths.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Pool } from 'undici';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { buildCli } from '../support/build.js';
 import { freePort, waitForHealth } from '../support/conformance.js';
+import { ROOT } from '../support/paths.js';
 
-const ENTRY = path.join(ROOT, 'dist/src/cli.js');
+const MINIMAL = path.join(ROOT, 'test/bench/minimal-server.mjs');
+const PROBE = ['--expose-gc', '--import', pathToFileURL(path.join(ROOT, 'test/bench/gc-probe.mjs')).href];
+const CALL = { name: 'list_conversations', arguments: { limit: 20 } };
+const UNLIMITED = '1000000/60s';
+const STRICT = { limit: 40, windowMs: 5000 };
+
+const { entry } = await buildCli();
+const sandbox = await startSandbox();
+sandbox.setRateLimit(1_000_000, 60_000);
+
+interface Memory {
+  rss: number;
+  heap: number;
+}
 
 interface Server {
   client: Client;
   transport: StdioClientTransport;
+  /** RSS and heap in MB after a forced GC (needs the probe). */
+  memory(): Promise<Memory>;
+  close(): Promise<void>;
 }
 
-async function spawnServer(sandbox: Sandbox, env: Record<string, string>): Promise<Server> {
+type Kind = 'svc-mcp' | 'minimal';
+
+async function startServer(kind: Kind, options: { probe?: boolean; env?: Record<string, string> } = {}): Promise<Server> {
+  const script = kind === 'svc-mcp' ? entry : MINIMAL;
+  const env: Record<string, string> =
+    kind === 'svc-mcp'
+      ? { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'warn', SVC_RATE_LIMIT: UNLIMITED, ...options.env }
+      : { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin };
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: existsSync(ENTRY) ? [ENTRY] : ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')],
-    env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'warn', ...env },
-    stderr: 'ignore',
+    args: [...(options.probe ? PROBE : []), script],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  const readings: Array<(memory: Memory) => void> = [];
+  const reading = /bench-rss (\d+) (\d+)\n/;
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (let match = reading.exec(stderr); match; match = reading.exec(stderr)) {
+      stderr = stderr.slice(match.index + match[0].length);
+      readings.shift()?.({ rss: Number(match[1]) / 1024 / 1024, heap: Number(match[2]) / 1024 / 1024 });
+    }
   });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
-  return { client, transport };
+  return {
+    client,
+    transport,
+    memory: () =>
+      new Promise((resolve) => {
+        readings.push(resolve);
+        process.kill(transport.pid!, 'SIGUSR2');
+      }),
+    close: () => client.close(),
+  };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+const mb = (value: number) => `${value.toFixed(1)} MB`;
+const ratio = (value: number, floor: number) => `${(value / floor).toFixed(2)}x`;
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
-function rssMb(pid: number | null): number {
-  if (!pid) return Number.NaN;
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
+const report: string[] = [`svc-mcp bench (bundle ${path.relative(ROOT, entry)}, Node ${process.version}, loopback, ${new Date().toISOString()})`, ''];
+const figures: Record<string, number> = {};
 
-const sandbox = await startSandbox();
-sandbox.setRateLimit(1_000_000, 60_000);
-const unlimited = { SVC_RATE_LIMIT: '1000000/60s' };
-const report: string[] = [`svc-mcp bench (${existsSync(ENTRY) ? 'dist build' : 'tsx source'}, Node ${process.version}, loopback)`, ''];
-
-// 1. Cold start: spawn to the first tools/list answer.
-const coldStarts: number[] = [];
-for (let run = 0; run < 3; run++) {
-  const started = performance.now();
-  const server = await spawnServer(sandbox, unlimited);
-  await server.client.listTools();
-  coldStarts.push(performance.now() - started);
-  await server.client.close();
+// 1. Cold start: spawn to the first tools/list answer, alternating the two servers.
+const coldStarts: Record<Kind, number[]> = { 'svc-mcp': [], minimal: [] };
+for (let run = 0; run < 7; run++) {
+  for (const kind of ['minimal', 'svc-mcp'] as const) {
+    const started = performance.now();
+    const server = await startServer(kind);
+    await server.client.listTools();
+    coldStarts[kind].push(performance.now() - started);
+    await server.close();
+  }
 }
-report.push(`cold start to first tools/list: best ${ms(Math.min(...coldStarts))}, runs ${coldStarts.map(ms).join(', ')}`);
-
-// 2. Latency of list_conversations through MCP against the same request made directly.
-const server = await spawnServer(sandbox, unlimited);
-const rssAtStart = rssMb(server.transport.pid);
-const { tools } = await server.client.listTools();
-const query = 'limit=20';
-const mcpTimes: number[] = [];
-const directTimes: number[] = [];
-for (let index = 0; index < 50; index++) {
-  await server.client.callTool({ name: 'list_conversations', arguments: { limit: 20 } });
-  await request(`${sandbox.url}/v2/hc-interactions/public?${query}`, { headers: { authorization: `Bearer ${sandbox.keys.admin}` } }).then((response) => response.body.text());
-}
-for (let index = 0; index < 300; index++) {
-  let started = performance.now();
-  await server.client.callTool({ name: 'list_conversations', arguments: { limit: 20 } });
-  mcpTimes.push(performance.now() - started);
-  started = performance.now();
-  const response = await request(`${sandbox.url}/v2/hc-interactions/public?${query}`, { headers: { authorization: `Bearer ${sandbox.keys.admin}` } });
-  await response.body.text();
-  directTimes.push(performance.now() - started);
-}
-mcpTimes.sort((a, b) => a - b);
-directTimes.sort((a, b) => a - b);
+figures.coldStart = median(coldStarts['svc-mcp']);
+figures.coldStartFloor = median(coldStarts.minimal);
 report.push(
-  `list_conversations (limit 20), 300 calls: MCP p50 ${ms(percentile(mcpTimes, 50))} p99 ${ms(percentile(mcpTimes, 99))}; direct undici p50 ${ms(percentile(directTimes, 50))} p99 ${ms(percentile(directTimes, 99))}; ratio p50 ${(percentile(mcpTimes, 50) / percentile(directTimes, 50)).toFixed(2)}x, p99 ${(percentile(mcpTimes, 99) / percentile(directTimes, 99)).toFixed(2)}x`,
+  `cold start to first tools/list (median of 7): svc-mcp ${ms(figures.coldStart)}, minimal SDK server ${ms(figures.coldStartFloor)}: ${ratio(figures.coldStart, figures.coldStartFloor)} (target <= 1.0x: ${verdict(figures.coldStart <= figures.coldStartFloor)})`,
 );
 
-// 2a. Where the MCP call's extra time goes: one uncontended pass through the rate limiter.
-const limiter = new SlidingWindowLimiter({ limit: 1_000_000, windowMs: 1000 });
-const acquireStarted = performance.now();
-for (let index = 0; index < 300; index++) await limiter.acquire();
-report.push(`  of which the Bottleneck limiter (uncontended acquire, in-process): ${ms((performance.now() - acquireStarted) / 300)} per request`);
-await limiter.stop();
+// 2. Call latency: the same route through svc-mcp, through the minimal forwarding server, and direct.
+const svc = await startServer('svc-mcp', { probe: true });
+const minimal = await startServer('minimal', { probe: true });
+const { tools } = await svc.client.listTools();
+await minimal.client.listTools();
+figures.rssStart = (await svc.memory()).rss;
+figures.rssStartFloor = (await minimal.memory()).rss;
+const pool = new Pool(new URL(sandbox.url).origin);
+const direct = async () => {
+  const response = await pool.request({ method: 'GET', path: '/v2/hc-interactions/public?limit=20', headers: { authorization: `Bearer ${sandbox.keys.admin}`, accept: 'application/json' } });
+  await response.body.text();
+};
+const calls: Record<Kind, number> = { 'svc-mcp': 0, minimal: 0 };
+const callOn = async (kind: Kind) => {
+  calls[kind]++;
+  await (kind === 'svc-mcp' ? svc : minimal).client.callTool(CALL);
+};
+const times: Record<Kind | 'direct', number[]> = { 'svc-mcp': [], minimal: [], direct: [] };
+for (let index = 0; index < 200; index++) {
+  await callOn('svc-mcp');
+  await callOn('minimal');
+  await direct();
+}
+for (let round = 0; round < 3; round++) {
+  for (const kind of ['minimal', 'svc-mcp', 'direct'] as const) {
+    for (let index = 0; index < 300; index++) {
+      const started = performance.now();
+      await (kind === 'direct' ? direct() : callOn(kind));
+      times[kind].push(performance.now() - started);
+    }
+    if (kind !== 'direct') sandbox.clearRequests();
+  }
+}
+for (const list of Object.values(times)) list.sort((a, b) => a - b);
+figures.p50 = percentile(times['svc-mcp'], 50);
+figures.p99 = percentile(times['svc-mcp'], 99);
+figures.p50Floor = percentile(times.minimal, 50);
+figures.p99Floor = percentile(times.minimal, 99);
+figures.p50Direct = percentile(times.direct, 50);
+report.push(
+  `MCP call list_conversations (limit 20), 900 calls each: svc-mcp p50 ${ms(figures.p50)} p99 ${ms(figures.p99)}; minimal forwarding server p50 ${ms(figures.p50Floor)} p99 ${ms(figures.p99Floor)}: p50 ${ratio(figures.p50, figures.p50Floor)} (target <= 1.5x: ${verdict(figures.p50 <= 1.5 * figures.p50Floor)}), p99 ${ratio(figures.p99, figures.p99Floor)}`,
+  `  direct undici, for reference: p50 ${ms(figures.p50Direct)} p99 ${ms(percentile(times.direct, 99))} (svc-mcp p50 ${ratio(figures.p50, figures.p50Direct)} of it, the minimal server ${ratio(figures.p50Floor, figures.p50Direct)})`,
+);
 
-// 2b. The same call through Streamable HTTP against stdio: the HTTP transport's overhead.
+// 3. Memory: RSS after 2,000 calls against the minimal server's after as many, then 10,000 calls sampled every 1,000.
+const callUpTo = async (kind: Kind, count: number) => {
+  while (calls[kind] < count) {
+    await callOn(kind);
+    if (calls[kind] % 500 === 0) sandbox.clearRequests();
+  }
+};
+await callUpTo('svc-mcp', 2000);
+await callUpTo('minimal', 2000);
+figures.rss2000 = (await svc.memory()).rss;
+figures.rss2000Floor = (await minimal.memory()).rss;
+report.push(
+  `RSS after GC: svc-mcp ${mb(figures.rssStart)} after tools/list, ${mb(figures.rss2000)} after 2,000 calls; minimal server ${mb(figures.rssStartFloor)} and ${mb(figures.rss2000Floor)}: +${mb(figures.rss2000 - figures.rss2000Floor)} (target <= +15 MB: ${verdict(figures.rss2000 - figures.rss2000Floor <= 15)})`,
+);
+await minimal.close();
+// A fresh server, so that the samples start at call 1,000.
+const steady = await startServer('svc-mcp', { probe: true });
+const samples: Memory[] = [];
+for (let call = 1; call <= 10_000; call++) {
+  await steady.client.callTool(CALL);
+  if (call % 1000 === 0) {
+    samples.push(await steady.memory());
+    sandbox.clearRequests();
+  }
+}
+await steady.close();
+// V8 resizes its young generation and the allocator keeps pages, so single RSS readings move by
+// several MB either way; growth is the median of the last three samples against the first three.
+const trend = (values: number[]) => median(values.slice(-3)) - median(values.slice(0, 3));
+figures.rssGrowth = trend(samples.map((sample) => sample.rss));
+figures.heapGrowth = trend(samples.map((sample) => sample.heap));
+report.push(
+  `memory over 10,000 calls, after GC every 1,000: RSS ${samples.map((sample) => sample.rss.toFixed(1)).join(', ')} MB; heap ${samples.map((sample) => sample.heap.toFixed(1)).join(', ')} MB`,
+  `  growth from the first three samples to the last three: RSS ${mb(figures.rssGrowth)}, heap ${mb(figures.heapGrowth)} (target < 2 MB: ${verdict(figures.rssGrowth < 2 && figures.heapGrowth < 2)})`,
+);
+
+// 4. The Streamable HTTP transport's overhead against stdio, same call.
 {
   const port = await freePort();
-  const httpProcess = spawn(
-    process.execPath,
-    [...(existsSync(ENTRY) ? [ENTRY] : ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')]), '--transport', 'http', '--http-port', String(port)],
-    { env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_LOG_LEVEL: 'warn', SVC_CONFIRM: 'none', ...unlimited }, stdio: 'ignore' },
-  );
+  const child = spawn(process.execPath, [entry, '--transport', 'http', '--http-port', String(port)], {
+    env: { PATH: process.env.PATH ?? '', SVC_BASE_URL: sandbox.url, SVC_LOG_LEVEL: 'warn', SVC_RATE_LIMIT: UNLIMITED },
+    stdio: 'ignore',
+  });
   await waitForHealth(`http://127.0.0.1:${port}`);
-  const httpClient = new Client({ name: 'bench-http', version: '1.0.0' });
-  await httpClient.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sandbox.keys.admin}` } } }),
-  );
-  const args = { name: 'list_conversations', arguments: { limit: 20 } };
-  for (let index = 0; index < 50; index++) {
-    await httpClient.callTool(args);
-    await server.client.callTool(args);
-  }
+  const http = new Client({ name: 'bench-http', version: '1.0.0' });
+  await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${sandbox.keys.admin}` } } }));
+  for (let index = 0; index < 100; index++) await http.callTool(CALL);
   const httpTimes: number[] = [];
-  const stdioTimes: number[] = [];
   for (let index = 0; index < 300; index++) {
-    let started = performance.now();
-    await httpClient.callTool(args);
+    const started = performance.now();
+    await http.callTool(CALL);
     httpTimes.push(performance.now() - started);
-    started = performance.now();
-    await server.client.callTool(args);
-    stdioTimes.push(performance.now() - started);
   }
   httpTimes.sort((a, b) => a - b);
-  stdioTimes.sort((a, b) => a - b);
-  report.push(
-    `list_conversations (limit 20), 300 calls: Streamable HTTP p50 ${ms(percentile(httpTimes, 50))} p99 ${ms(percentile(httpTimes, 99))}; stdio p50 ${ms(percentile(stdioTimes, 50))} p99 ${ms(percentile(stdioTimes, 99))}; HTTP overhead p50 ${ms(percentile(httpTimes, 50) - percentile(stdioTimes, 50))} (${(percentile(httpTimes, 50) / percentile(stdioTimes, 50)).toFixed(2)}x), p99 ${(percentile(httpTimes, 99) / percentile(stdioTimes, 99)).toFixed(2)}x`,
-  );
-  await httpClient.close();
-  httpProcess.kill('SIGTERM');
-  await new Promise((resolve) => httpProcess.once('exit', resolve));
+  report.push(`Streamable HTTP, same call, 300 calls: p50 ${ms(percentile(httpTimes, 50))} p99 ${ms(percentile(httpTimes, 99))} (${ratio(percentile(httpTimes, 50), figures.p50)} of stdio's p50)`);
+  await http.close();
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
+await svc.close();
 
-// 3. Context cost of tools/list: what a client shows the model.
-const costs = tools
-  .map((tool) => ({ name: tool.name, tokens: Math.ceil(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }).length / 4) }))
-  .sort((a, b) => b.tokens - a.tokens);
-const total = costs.reduce((sum, cost) => sum + cost.tokens, 0);
-report.push(`tools/list context cost (default configuration): ${total} tokens for ${tools.length} tools (bytes/4), mean ${Math.round(total / tools.length)}`);
-for (const cost of costs) report.push(`  ${cost.name.padEnd(30)} ${cost.tokens}`);
+// 5. Context cost of tools/list (bytes/4), default configuration, client without elicitation.
+const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
+const inputCost = tokens(tools.map((tool: Tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })));
+const outputCost = tokens(tools.map((tool: Tool) => tool.outputSchema ?? null).filter(Boolean));
+report.push(`tools/list context cost: ${tools.length} tools; names, descriptions and input schemas ${inputCost} tokens; output schemas ${outputCost}; whole payload ${tokens({ tools })}`);
 
-// 4. RSS after 2,000 calls.
-for (let index = 0; index < 2000; index++) await server.client.callTool({ name: 'list_agents', arguments: {} });
-report.push(`server RSS: ${rssAtStart.toFixed(1)} MB after start, ${rssMb(server.transport.pid).toFixed(1)} MB after ${2000 + 350} calls`);
-await server.client.close();
-
-// 5. Throughput and 429s against a strict, tight limit.
-sandbox.setRateLimit(20, 2000);
-const strict = await spawnServer(sandbox, { SVC_RATE_LIMIT: '20/2s' });
+// 6. 429s and throughput against a strict sliding-window limit upstream.
+sandbox.setRateLimit(STRICT.limit, STRICT.windowMs);
+const strict = await startServer('svc-mcp', { env: { SVC_RATE_LIMIT: `${STRICT.limit}/${STRICT.windowMs}ms` } });
 await strict.client.listTools();
 sandbox.clearRequests();
-const started = performance.now();
-const results = await Promise.all(Array.from({ length: 100 }, () => strict.client.callTool({ name: 'list_agents', arguments: {} })));
-const seconds = (performance.now() - started) / 1000;
-const upstream = sandbox.requests.filter((entry) => entry.path.startsWith('/v2'));
+const burst = STRICT.limit * 4;
+const results = await Promise.all(Array.from({ length: burst }, () => strict.client.callTool({ name: 'list_agents', arguments: {} })));
+const upstream = sandbox.requests.filter((request) => request.path.startsWith('/v2')).map((request) => request.at).sort((a, b) => a - b);
+const rejected = sandbox.requests.filter((request) => request.status === 429).length;
+// Past the first burst (which the budget allows at once), starts per second against the budget's rate.
+const sustained = (upstream.length - STRICT.limit) / ((upstream.at(-1)! - upstream[0]) / 1000);
+const allowed = STRICT.limit / (STRICT.windowMs / 1000);
+figures.throughput = sustained / allowed;
 report.push(
-  `strict limit 20 per 2 s, 100 concurrent calls: ${results.filter((result) => !result.isError).length} ok in ${seconds.toFixed(2)} s (${(100 / seconds).toFixed(1)} calls/s; budget allows 10/s), upstream 429s: ${upstream.filter((entry) => entry.status === 429).length}`,
+  `strict limit ${STRICT.limit} per ${STRICT.windowMs / 1000} s upstream, ${burst} concurrent calls: ${results.filter((result) => !result.isError).length} ok, upstream 429s ${rejected} (target 0: ${verdict(rejected === 0)}); sustained ${sustained.toFixed(2)} starts/s against ${allowed}/s allowed: ${(figures.throughput * 100).toFixed(1)} % (target >= 90 %: ${verdict(figures.throughput >= 0.9)})`,
 );
-await strict.client.close();
+await strict.close();
+await pool.close();
 await sandbox.close();
+
 console.log(report.join('\n'));
+console.log(`\nfigures ${JSON.stringify(Object.fromEntries(Object.entries(figures).map(([key, value]) => [key, Number(value.toFixed(3))])))}`);

@@ -1,6 +1,6 @@
 /**
  * Agent configuration and quality tools (actions, rules, replays, refine, testing, tags) end to
- * end: a real SDK client over stdio against a spawned svc-mcp and an in-process sandbox.
+ * end: a real SDK client over the in-memory transport against svc-mcp and the sandbox, in process.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
 import { catalog } from '../../tools/index.js';
-import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
 
 const STEP_MS = 400;
 const SECRET_WRAPPED = 'sk_live_WRAPPED_9f8e7d6c';
@@ -361,15 +361,17 @@ describe('wait_for_refine_session', () => {
 
   it('stops polling when the call is cancelled', async () => {
     await startRefine(16, 'ready', 60_000);
+    const polls = () => apiRequests(sandbox).filter((request) => request.path.includes(conv(16))).length;
+    const ended = callsEnded(server, 'wait_for_refine_session');
     const controller = new AbortController();
     const pending = server.client.callTool({ name: 'wait_for_refine_session', arguments: { interactionId: conv(16), eventId: botEvent(16) } }, undefined, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await waitFor(() => polls() >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();
-    const count = apiRequests(sandbox).filter((request) => request.path.includes(conv(16))).length;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(apiRequests(sandbox).filter((request) => request.path.includes(conv(16))).length).toBe(count);
-  }, 10_000);
+    // The poll loop has returned: nothing more can be sent for this call.
+    await waitFor(() => callsEnded(server, 'wait_for_refine_session') > ended, 'the cancelled wait to end');
+    expect(polls()).toBe(1);
+  });
 });
 
 describe('confirmation under SVC_CONFIRM=destructive', () => {

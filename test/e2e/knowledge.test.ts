@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { PASS_THROUGH } from '../../tools/common.js';
-import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
 let server: Connection;
@@ -44,7 +44,7 @@ const READS = ['list_provider_resources', 'get_source', 'wait_for_sources', 'get
 const DOCUMENTED_RESULTS = ['list_provider_resources', 'register_provider_resources', 'ingest_sources', 'get_source', 'list_articles', 'get_articles', 'publish_article_draft'];
 const IDEMPOTENT_WRITES = ['register_provider_resources', 'crawl_links', 'update_article', 'move_article', 'delete_article', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'];
 
-describe('knowledge tools over stdio', () => {
+describe('knowledge tools', () => {
   it('lists all 25 tools with correct hints, output schemas and task support', async () => {
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -235,15 +235,15 @@ describe('knowledge tools over stdio', () => {
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/cancel-me'] }));
     const id = queued.jobs[0].documentId;
     sandbox.clearRequests();
+    const ended = callsEnded(server, 'wait_for_sources');
     const controller = new AbortController();
     const pending = server.client.callTool({ name: 'wait_for_sources', arguments: { sourceIds: [id], timeoutSeconds: 60 } }, undefined, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const before = apiRequests(sandbox).length;
-    expect(before).toBeGreaterThanOrEqual(2);
+    await waitFor(() => apiRequests(sandbox).length >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(apiRequests(sandbox).length).toBeLessThanOrEqual(before + 1);
+    // The poll loop has returned: nothing more can be sent for this call.
+    await waitFor(() => callsEnded(server, 'wait_for_sources') > ended, 'the cancelled wait to end');
+    expect(apiRequests(sandbox)).toHaveLength(1);
   });
 
   it('runs wait_for_sources as an MCP task', async () => {

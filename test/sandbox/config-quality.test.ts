@@ -4,18 +4,22 @@ import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
 import { call, start } from './helpers.js';
 
-const STEP_MS = 60;
-const RUN_MS = 80;
+const STEP_MS = 60_000;
+const RUN_MS = 60_000;
 let sb: Sandbox;
+/** The sandbox's clock runs this far ahead of real time: a test moves it on instead of sleeping. */
+let skew = 0;
+const advance = (ms: number) => {
+  skew += ms;
+};
 
 beforeAll(async () => {
-  sb = await start({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: RUN_MS } });
+  sb = await start({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: RUN_MS }, now: () => Date.now() + skew });
 });
 afterAll(async () => {
   await sb?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const control = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -247,7 +251,7 @@ describe('refine sessions', () => {
     for (let i = 0; i < 40 && !['ready', 'no_change', 'failed'].includes(seen.at(-1) ?? ''); i++) {
       const { body } = await call(sb, 'GET', path(conv(n), ev(n, 2)));
       if (seen.at(-1) !== body.latestIteration.status) seen.push(body.latestIteration.status);
-      await sleep(STEP_MS / 3);
+      advance(STEP_MS);
     }
     expect(seen).toEqual(['queued', 'generating_changes', 'replaying', outcome]);
     const { body } = await call(sb, 'GET', path(conv(n), ev(n, 2)));
@@ -328,7 +332,7 @@ describe('test-set runs', () => {
     expect(res.body).toMatchObject({ testSetId: sb.seed.testSet, status: 'running', result: null, createdBy: null });
     expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'createdBy', 'id', 'result', 'status', 'testSetId', 'updatedAt']);
     expect((await control('GET', `/__sandbox/test-set-runs/${res.body.id}`)).body.status).toBe('running');
-    await sleep(RUN_MS + 30);
+    advance(RUN_MS);
     const done = (await control('GET', `/__sandbox/test-set-runs/${res.body.id}`)).body;
     expect(done.status).toBe('completed');
     expect(done.result).toMatchObject({ ruleExecutionMode: 'execute', total: 3 });
@@ -340,7 +344,7 @@ describe('test-set runs', () => {
     ws.testSets.set(empty, { ...structuredClone(ws.testSets.get(sb.seed.testSet)!), id: empty, caseIds: [] });
     const res = await post(undefined, empty);
     expect(res.status).toBe(201);
-    await sleep(RUN_MS + 30);
+    advance(RUN_MS);
     const done = (await control('GET', `/__sandbox/test-set-runs/${res.body.id}`)).body;
     expect(done.status).toBe('failed');
     expect(ws.testSetRuns.get(res.body.id)!.ruleExecutionMode).toBe('simulate');

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ENTRY_NAME } from './build.js';
 import { ROOT } from './paths.js';
 
 export const SCENARIOS = [
@@ -48,7 +49,7 @@ export async function waitForHealth(base: string, timeoutMs = 20_000, exited?: (
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const entry = path.join(ROOT, 'dist/src/cli.js');
+  const entry = path.join(ROOT, 'dist', ENTRY_NAME);
   const args = existsSync(entry) ? [entry] : ['--import', 'tsx', path.join(ROOT, 'src/cli.ts')];
   const server = spawn(process.execPath, [...args, '--sandbox', '--transport', 'http', '--http-port', String(port), '--log-level', 'warn'], {
     cwd: ROOT,

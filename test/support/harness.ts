@@ -1,13 +1,18 @@
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitResult, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-
+import { stdioServer } from '../../src/transports/stdio.js';
+import { svcMcpCommand } from './built.js';
 import { ROOT } from './paths.js';
 
 export interface Connection {
   client: Client;
+  /** What the server logged (pino JSON lines), as a process would have written it to stderr. */
   stderr: () => string;
   /** MCP log messages the server sent to this client. */
   logs: string[];
@@ -21,11 +26,50 @@ export interface ConnectOptions {
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
 }
 
-/** A real SDK client talking to a spawned `svc-mcp` over stdio, as an MCP host would. */
+/**
+ * A real SDK client talking to svc-mcp in this process over the SDK's in-memory transport: the
+ * configuration comes from the same flags and environment a process would read, and the server is
+ * the one `svc-mcp` serves over stdio. Every message is passed through JSON, as on a wire.
+ */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
+  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'info', ...options.env });
+  let stderr = '';
+  const logger = createLogger(config.logLevel, 'json', {
+    write: (line: string) => {
+      stderr += line;
+    },
+  });
+  const runtime = await createRuntime(config, logger);
+  const server = stdioServer(runtime);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(asOnTheWire(serverSide));
+  const { client, logs } = testClient(options);
+  await client.connect(asOnTheWire(clientSide));
+  return {
+    client,
+    logs,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      await server.close();
+      await runtime.close();
+    },
+  };
+}
+
+export interface ProcessConnection extends Connection {
+  pid?: number;
+}
+
+/**
+ * A real SDK client talking to a spawned `svc-mcp` (the built bundle) over stdio, as an MCP host would. Only for tests
+ * whose subject is the process boundary (stdout hygiene, exit codes, signals, flags): it costs a
+ * process start per call.
+ */
+export async function connectProcess(options: ConnectOptions = {}): Promise<ProcessConnection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'src/cli.ts'), ...(options.args ?? [])],
+    args: [...(await svcMcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env },
     stderr: 'pipe',
@@ -34,6 +78,18 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  const { client, logs } = testClient(options);
+  await client.connect(transport);
+  return {
+    client,
+    logs,
+    pid: transport.pid ?? undefined,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+function testClient(options: ConnectOptions): { client: Client; logs: string[] } {
   const client = new Client({ name: 'svc-mcp-tests', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) {
     const answer = options.elicit;
@@ -43,16 +99,17 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     logs.push(String(notification.params.data));
   });
-  await client.connect(transport);
-  return {
-    client,
-    logs,
-    stderr: () => stderr,
-    close: () => client.close(),
-  };
+  return { client, logs };
 }
 
-/** Environment that points a spawned server at a sandbox with the given key. */
+/** Sends copies made through JSON, so nothing that would not survive serialization reaches the other side. */
+function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(JSON.parse(JSON.stringify(message)), options);
+  return transport;
+}
+
+/** Environment that points a server at a sandbox with the given key. */
 export function sandboxEnv(sandbox: Sandbox, key = sandbox.keys.admin, extra: Record<string, string> = {}): Record<string, string> {
   return { SVC_BASE_URL: sandbox.url, SVC_API_KEY: key, ...extra };
 }
@@ -78,4 +135,21 @@ export async function callAsTask(client: Client, name: string, args: Record<stri
     if (message.type === 'result') result = message.result as CallToolResult;
   }
   return { kinds, result };
+}
+
+/** Waits for a condition the test cannot be told about (a request arriving, a log line), checking every 10 ms. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** How many calls of this tool the server has finished (its `tool call` log lines): once a call has ended, nothing more is sent for it. */
+export function callsEnded(connection: Connection, tool: string): number {
+  return connection
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes('"msg":"tool call"') && line.includes(`"tool":"${tool}"`)).length;
 }

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitForHealth } from './conformance.js';
+import { svcMcpCommand } from './built.js';
 import { ROOT } from './paths.js';
 
 export interface HttpServerProcess {
@@ -19,12 +19,12 @@ export interface HttpServerProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `svc-mcp --transport http` from the sources on a free loopback port and waits for /healthz. */
+/** Spawns `svc-mcp --transport http` (the built bundle) on a free loopback port and waits for /healthz. */
 export async function startHttpServerProcess(options: { env?: Record<string, string>; args?: string[] } = {}): Promise<HttpServerProcess> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'src/cli.ts'), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])],
+    [...(await svcMcpCommand()), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])],
     { cwd: ROOT, env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

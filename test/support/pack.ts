@@ -1,7 +1,7 @@
 /**
  * `npm run pack`: builds the MCP Bundle (`.mcpb`) that Claude Desktop installs in one click.
- * The bundle runs with only its own files: dist, manifest.json, package.json and the production
- * node_modules, installed from the lock file into a staging folder.
+ * The bundle runs with only its own files: dist (the esbuild bundle, every dependency inside it),
+ * manifest.json and package.json. No node_modules is needed, so packing needs no registry.
  *
  *   npm run pack                 -> ./svc-mcp-<version>.mcpb
  *   npm run pack -- --out FILE   -> FILE
@@ -9,31 +9,26 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { buildPackage } from './build.js';
 import { ROOT } from './paths.js';
 
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
 function run(command: string, args: string[], cwd: string): void {
-  execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-export function pack(out?: string): string {
+export async function pack(out?: string): Promise<string> {
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const output = path.resolve(out ?? path.join(ROOT, `svc-mcp-${version}.mcpb`));
   const stage = path.join(ROOT, '.tmp', 'mcpb-stage');
 
-  rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
-  run(NPM, ['run', '--silent', 'build'], ROOT);
+  await buildPackage();
 
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   cpSync(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') });
-  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'src/icon.png']) {
+  for (const file of ['manifest.json', 'package.json', 'README.md', 'LICENSE', 'src/icon.png']) {
     if (existsSync(path.join(ROOT, file))) cpSync(path.join(ROOT, file), path.join(stage, file));
   }
-  // Production dependencies only, exactly as locked; no install scripts run.
-  run(NPM, ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], stage);
-  rmSync(path.join(stage, 'package-lock.json'), { force: true });
 
   mkdirSync(path.dirname(output), { recursive: true });
   rmSync(output, { force: true });
@@ -45,6 +40,6 @@ export function pack(out?: string): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/support/pack.ts')) {
   const index = process.argv.indexOf('--out');
-  const file = pack(index > 0 ? process.argv[index + 1] : undefined);
+  const file = await pack(index > 0 ? process.argv[index + 1] : undefined);
   process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file} (${(statSync(file).size / 1024 / 1024).toFixed(1)} MB)\n`);
 }

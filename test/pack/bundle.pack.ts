@@ -11,8 +11,8 @@ import { pack } from '../support/pack.js';
 import { ROOT } from '../support/paths.js';
 
 /**
- * Slow (builds, installs production dependencies, packs): kept in its own file. The bundle is
- * unpacked outside the repository and run from there with nothing but its own files.
+ * CI only (`npm run test:pack`): rebuilds dist/ and packs. The bundle is unpacked outside the
+ * repository and run from there with nothing but its own files.
  */
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcpb-'));
 
@@ -23,7 +23,7 @@ afterAll(() => {
 describe('MCP Bundle', () => {
   it('packs a .mcpb that serves exactly the catalog from its own files, with the Sandbox setting alone', async () => {
     const started = Date.now();
-    const bundle = pack(path.join(work, 'svc-mcp.mcpb'));
+    const bundle = await pack(path.join(work, 'svc-mcp.mcpb'));
     const packedMs = Date.now() - started;
     const unpacked = path.join(work, 'unpacked');
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js'), 'unpack', bundle, unpacked], { stdio: 'ignore' });
@@ -46,9 +46,11 @@ describe('MCP Bundle', () => {
       const { tools } = await client.listTools();
       const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
+      const { contents } = await client.readResource({ uri: 'ui://svc-mcp/stats' });
+      expect(contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app', text: expect.stringContaining('<html') });
     } finally {
       await client.close();
     }
     console.log(`pack ${packedMs} ms, pack + unpack + first tools/list ${Date.now() - started} ms`);
-  }, 180_000);
+  });
 });

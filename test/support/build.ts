@@ -1,0 +1,58 @@
+/**
+ * `npm run build` (and `prepare`): bundles the server into one minified ES module and builds its views,
+ * dist/svc-mcp.js, which `bin` and the MCP Bundle run. Start then reads one file instead of
+ * resolving hundreds of modules. What only some configurations use (the HTTP transport, the
+ * sandbox, Redis and Bottleneck) is imported dynamically, so esbuild splits it into chunks under
+ * dist/chunks/ that a start loads only when the configuration asks for it. Every dependency is
+ * bundled: the output runs with no node_modules.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { writeViews } from '../../src/views/build.js';
+import { ROOT } from './paths.js';
+
+export const ENTRY_NAME = 'svc-mcp.js';
+
+export interface BuildResult {
+  /** Absolute path of the file to run. */
+  entry: string;
+  metafile: Metafile;
+}
+
+export async function buildCli(outdir = path.join(ROOT, 'dist')): Promise<BuildResult> {
+  rmSync(outdir, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'none',
+    chunkNames: 'chunks/[name]-[hash]',
+    metafile: true,
+    logLevel: 'warning',
+    // Bundled CommonJS dependencies (pino, ioredis, bottleneck) call require() for Node's own modules.
+    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  });
+  return { entry: path.join(outdir, ENTRY_NAME), metafile: result.metafile };
+}
+
+/** What the package ships: the server bundle, and beside it the views it serves (dist/views). */
+export async function buildPackage(outdir = path.join(ROOT, 'dist')): Promise<BuildResult> {
+  const result = await buildCli(outdir);
+  await writeViews(path.join(outdir, 'views'));
+  return result;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/support/build.ts')) {
+  const { entry, metafile } = await buildPackage();
+  const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  for (const [file, output] of outputs) process.stdout.write(`${path.relative(ROOT, path.resolve(ROOT, file))} ${kb(output.bytes)}\n`);
+  process.stdout.write(`built ${path.relative(ROOT, entry)}\n`);
+}

@@ -1,0 +1,18 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm test`. Most end-to-end tests wait on the sandbox's clocks and the server's poll intervals
+ * rather than on the CPU, so more test files run at once than the machine has cores. The bundle
+ * test (test/pack, `npm run test:pack`) is CI-only: its files are not named *.test.ts.
+ */
+export default defineConfig({
+  root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
+  test: {
+    include: ['test/**/*.test.ts'],
+    maxWorkers: 3,
+    // Timing is asserted where it matters; a CPU-bound test on a busy machine should not fail for it.
+    testTimeout: 20_000,
+  },
+});
