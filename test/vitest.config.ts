@@ -12,6 +12,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     maxWorkers: 3,
+    // Every file builds its own sandbox and runtime and restores what it changes, so files share
+    // one module cache per worker: importing the SDK and the catalog once per worker, not per file,
+    // halves the run.
+    isolate: false,
     // Timing is asserted where it matters; a CPU-bound test on a busy machine should not fail for it.
     testTimeout: 20_000,
   },
