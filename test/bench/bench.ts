@@ -13,10 +13,11 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MAX_VIEW_BYTES, viewSizes } from '../../src/views/build.js';
+import { contextCostReport } from '../support/context-cost.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Pool } from 'undici';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { buildCli } from '../support/build.js';
@@ -115,7 +116,7 @@ report.push(
 // 2. Call latency: the same route through svc-mcp, through the minimal forwarding server, and direct.
 const svc = await startServer('svc-mcp', { probe: true });
 const minimal = await startServer('minimal', { probe: true });
-const { tools } = await svc.client.listTools();
+await svc.client.listTools();
 await minimal.client.listTools();
 figures.rssStart = (await svc.memory()).rss;
 figures.rssStartFloor = (await minimal.memory()).rss;
@@ -217,11 +218,11 @@ report.push(
 }
 await svc.close();
 
-// 5. Context cost of tools/list (bytes/4), default configuration, client without elicitation.
-const tokens = (value: unknown) => Math.ceil(JSON.stringify(value).length / 4);
-const inputCost = tokens(tools.map((tool: Tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })));
-const outputCost = tokens(tools.map((tool: Tool) => tool.outputSchema ?? null).filter(Boolean));
-report.push(`tools/list context cost: ${tools.length} tools; names, descriptions and input schemas ${inputCost} tokens; output schemas ${outputCost}; whole payload ${tokens({ tools })}`);
+// 5. Context cost of tools/list against its budgets, and the views' sizes.
+report.push(...contextCostReport());
+for (const { name, bytes } of await viewSizes()) {
+  report.push(`view ${name}: ${(bytes / 1024).toFixed(0)} KB (limit ${MAX_VIEW_BYTES / 1024} KB: ${verdict(bytes <= MAX_VIEW_BYTES)})`);
+}
 
 // 6. 429s and throughput against a strict sliding-window limit upstream.
 sandbox.setRateLimit(STRICT.limit, STRICT.windowMs);
