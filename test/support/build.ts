@@ -53,6 +53,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/s
   const { entry, metafile } = await buildPackage();
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-  for (const [file, output] of outputs) process.stdout.write(`${path.relative(ROOT, path.resolve(ROOT, file))} ${kb(output.bytes)}\n`);
-  process.stdout.write(`built ${path.relative(ROOT, entry)}\n`);
+  for (const [file, output] of outputs) process.stderr.write(`${path.relative(ROOT, path.resolve(ROOT, file))} ${kb(output.bytes)}\n`);
+  process.stderr.write(`built ${path.relative(ROOT, entry)}\n`);
 }
