@@ -219,7 +219,7 @@ const exportTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Collects every conversation matching the filters over any window, agent by agent so each names its agent, with counts by agent, source and channel; can keep only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
+    'Collects every conversation matching the filters over any window, each naming its agent, with counts by agent, source and channel; feedback keeps only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
   input: exportInput,
   handler: exportConversations,
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
