@@ -258,7 +258,8 @@ async function conformance(): Promise<void> {
     const unknown = Object.keys(expected).filter((name) => !scenarios.includes(name));
     assert(unknown.length === 0, `expected-failures.json names scenarios the suite does not have: ${unknown.join(', ')}`);
   });
-  const target = await startHttpServer({}, ['--sandbox']);
+  // The suite opens a session per scenario and closes none, one sandbox key for all: room for every scenario's session.
+  const target = await startHttpServer({ SVC_MAX_SESSIONS_PER_KEY: String(scenarios.length * 4) }, ['--sandbox']);
   let passed = 0;
   let expectedFailed = 0;
   try {
