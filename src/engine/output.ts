@@ -53,6 +53,7 @@ function withItems(value: unknown, list: ListShape, items: unknown[]): unknown {
 
 /** The same value with anything below MAX_RENDER_DEPTH replaced by a marker; the same reference when nothing was cut. */
 function cutDeep(value: unknown, depth: number): unknown {
+  if (depth === 0 && !deeperThan(value, MAX_RENDER_DEPTH)) return value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_RENDER_DEPTH) return `[cut: nested deeper than ${MAX_RENDER_DEPTH} levels]`;
   let changed = false;
@@ -65,6 +66,15 @@ function cutDeep(value: unknown, depth: number): unknown {
   }
   if (!changed) return value;
   return Array.isArray(value) ? copy.map(([, item]) => item) : Object.fromEntries(copy);
+}
+
+/** Whether anything sits `levels` or more below the value: a walk that allocates nothing, for the usual shallow result. */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) return value.some((item) => deeperThan(item, levels - 1));
+  for (const key in value) if (deeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
 }
 
 /**

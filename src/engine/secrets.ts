@@ -54,12 +54,20 @@ export function secretForms(secret: string, options: { apiKey?: boolean } = {}):
   return [...forms].filter((form) => form.length >= 4);
 }
 
+/** A `{hide: true}` value somewhere in serialised JSON. */
+const HIDDEN_VALUE = /"hide":\s*true/;
+
 /**
  * One pass over a whole tool result (text parts, structured content, field names alike): every
  * form of every secret is masked, and `{hide: true}` values along the way.
  */
 export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
+  // Most results hold no secret at all: one native serialisation and plain substring searches
+  // find that out before any walk.
+  const serialised = JSON.stringify(value) ?? '';
+  const lower = serialised.toLowerCase();
+  if (!secrets.some((secret) => lower.includes(secret.toLowerCase())) && !HIDDEN_VALUE.test(serialised)) return value;
   const escaped = [...new Set(secrets)].sort((a, b) => b.length - a.length).map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const pattern = new RegExp(escaped.join('|'), 'gi');
   const mask = (text: string) => text.replace(pattern, MASK);
