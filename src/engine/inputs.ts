@@ -183,8 +183,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `field.sub[2]`, as errors name fields. */
+/** A field name that reads unambiguously in a dotted path. */
+const PLAIN_NAME = /^[A-Za-z_$][\w$-]*$/;
+
 export function fieldPath(path: ReadonlyArray<string | number>): string {
-  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : String(part)), '');
+  return path.reduce<string>((text, part) => {
+    if (typeof part === 'number') return `${text}[${part}]`;
+    // A key that is not a plain name (a colon, a space, a dot, quotes) is quoted, so the line stays unambiguous.
+    if (!PLAIN_NAME.test(part)) return `${text}[${JSON.stringify(part)}]`;
+    return text ? `${text}.${part}` : part;
+  }, '');
 }
 
 /**

@@ -72,12 +72,15 @@ function argsFor(tool: Tool): fc.Arbitrary<Record<string, unknown>> {
   });
 }
 
+/** `- field: rule`, where the field is a dotted path (names, `[n]`, quoted `["odd key"]`), or several joined by commas. */
+const FIELD_LINE = /^- (?:[^\s:[\]"]|, |\[(?:\d+|"(?:[^"\\]|\\.)*")\])+: \S/;
+
 function checkResult(tool: Tool, args: Record<string, unknown>, result: CallToolResult, sentBefore: number): void {
   const text = textOf(result);
   const context = `${tool.name} ${JSON.stringify(args).slice(0, 300)}\n${text.slice(0, 500)}`;
   const refusal = /^Invalid input for \w+; nothing was sent\.\n([\s\S]*)$/.exec(text);
   if (refusal) {
-    for (const line of refusal[1].split('\n')) expect(line, context).toMatch(/^- [^\s:][^:]*: \S/);
+    for (const line of refusal[1].split('\n')) expect(line, context).toMatch(FIELD_LINE);
     expect(line0(refusal[1]), context).not.toMatch(/^- input:/);
     expect(apiRequests(sandbox).length, context).toBe(sentBefore);
   }
