@@ -11,8 +11,6 @@ export interface ShapeOptions {
   list?: ListShape;
   /** Result budget in characters (tokens x 4), measured on the rendered text and on the structured JSON. */
   capChars: number;
-  /** Whether the structured result may be sent (the tool declares an output schema or has no fixed shape). */
-  structured: boolean;
   /** The tool's own readable rendering, in place of the generic outline. */
   text?: ToolDefinition['text'];
   /** A trusted first line (a write's affected id and next step). */
@@ -38,7 +36,7 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
   const structured = isRecord(capped.value) ? capped.value : { result: capped.value };
   return {
     content: [{ type: 'text', text: renderer.finish(capped.body, notes) }],
-    ...(options.structured ? { structuredContent: notes.length ? { ...structured, _notes: notes } : structured } : {}),
+    structuredContent: notes.length ? { ...structured, _notes: notes } : structured,
   };
 }
 

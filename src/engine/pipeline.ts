@@ -80,7 +80,6 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<Ca
       text: tool.text,
       heading: doneLine(tool, data, input),
       capChars: config.maxResultTokens * 4,
-      structured: true,
     });
   } catch (error) {
     const setting: ErrorSetting = { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && run.session.options.apiKey !== config.apiKey ? 'client' : 'environment' };

@@ -82,7 +82,3 @@ export async function writeViews(dir = builtViewsDir()): Promise<Array<{ file: s
     }),
   );
 }
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const { file, bytes } of await writeViews()) process.stdout.write(`${path.relative(process.cwd(), file)} ${(bytes / 1024).toFixed(0)} KB\n`);
-}

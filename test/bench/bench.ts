@@ -21,7 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Pool } from 'undici';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { buildCli } from '../support/build.js';
-import { freePort, waitForHealth } from '../support/conformance.js';
+import { freePort, waitForHealth } from '../support/network.js';
 import { ROOT } from '../support/paths.js';
 
 const MINIMAL = path.join(ROOT, 'test/bench/minimal-server.mjs');

@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { freePort, waitForHealth } from '../support/conformance.js';
+import { freePort, waitForHealth } from '../support/network.js';
 import { ROOT } from '../support/paths.js';
 
 const PINNED = ['@modelcontextprotocol/inspector-cli@1.0.3', '@anthropic-ai/claude-code@2.1.100', 'mcp-remote@0.15.1'];

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { freePort } from '../support/conformance.js';
+import { freePort } from '../support/network.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
 import { startHaproxy, type Haproxy } from './haproxy.js';

@@ -5,7 +5,7 @@ import { redactSecrets, secretForms } from '../../src/engine/secrets.js';
 import { scrubSecrets } from '../../src/log.js';
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
-const full: ShapeOptions = { view: 'full', capChars: 80_000, structured: true };
+const full: ShapeOptions = { view: 'full', capChars: 80_000 };
 const list = { items: 'rows', compact: (row: Record<string, unknown>) => row, more: 'Page on with cursor.' };
 
 /** The envelope tag of a result, and the text outside every envelope. */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePort, waitForHealth } from './conformance.js';
+import { freePort, waitForHealth } from './network.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT } from './paths.js';
 

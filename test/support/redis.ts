@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { freePort } from './conformance.js';
+import { freePort } from './network.js';
 
 export interface RedisServer {
   url: string;

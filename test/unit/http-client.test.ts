@@ -4,7 +4,7 @@ import { AuthenticationError, CancelledError, ConnectionError, NotAcceptableErro
 import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { freePort } from '../support/conformance.js';
+import { freePort } from '../support/network.js';
 
 const FAST_RETRY: RetryPolicy = { baseMs: 20, maxDelayMs: 80, maxRetries: 3, maxElapsedMs: 2000 };
 const logger = createLogger('silent');
