@@ -4,7 +4,6 @@ import type { LogFormat } from './config.js';
 
 export type { Logger };
 
-/** `svc_` keys in any case, also with the `_` percent-encoded (as in a logged URL). */
 /**
  * A workspace key in any form it may travel in: `svc_` or URL-encoded `svc%5F`, in any case. An
  * upper-cased one is told apart from this program's own setting names (SVC_API_KEY) by a digit.

@@ -38,6 +38,7 @@ interface Instruments {
 }
 
 let instruments: Instruments | undefined;
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 /** The context of the MCP request being handled, for the upstream spans it causes. */
 const requestContext = new AsyncLocalStorage<Context>();
 
@@ -231,11 +232,12 @@ function remoteParent(api: Instruments['api'], meta: unknown): Context {
 /**
  * Wraps one upstream HTTP attempt in a CLIENT span (child of the MCP request's span) and passes the
  * trace context on as a `traceparent` header. `send` gets the headers to add and resolves with the
- * response status; a thrown error names the span's `error.type`.
+ * response status; a thrown error names the span's `error.type`. The URL is built only when a span is.
  */
-export async function traceUpstream<T extends { statusCode: number }>(method: string, url: URL, send: (traceHeaders: Record<string, string>) => Promise<T>): Promise<T> {
+export async function traceUpstream<T extends { statusCode: number }>(method: string, origin: string, path: string, send: (traceHeaders: Record<string, string>) => Promise<T>): Promise<T> {
   const current = instruments;
-  if (!current?.tracer) return send({});
+  if (!current?.tracer) return send(NO_HEADERS);
+  const url = new URL(path, origin);
   const { api } = current;
   const span = current.tracer.startSpan(
     method,

@@ -39,8 +39,11 @@ export function preview(text: unknown, length = 240): unknown {
   return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}… [${text.length - length} more characters: view "full"]` : text;
 }
 
+/** The record without its empty (undefined or null) fields. */
 export function defined(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null));
+  const kept: Record<string, unknown> = {};
+  for (const key in record) if (record[key] !== undefined && record[key] !== null) kept[key] = record[key];
+  return kept;
 }
 
 /** The description marker of a tool whose payload the spec does not show; the guide says what it means. */

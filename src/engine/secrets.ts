@@ -1,4 +1,5 @@
-import { isRecord } from './output.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord, structuredJsonOf } from './output.js';
 
 export const MASK = '********';
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
@@ -61,14 +62,16 @@ const HIDDEN_VALUE = /"hide":\s*true/;
  * One pass over a whole tool result (text parts, structured content, field names alike): every
  * form of every secret is masked, and `{hide: true}` values along the way.
  */
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  // Most results hold no secret at all: one native serialisation and plain substring searches
-  // find that out before any walk.
-  const serialised = JSON.stringify(value) ?? '';
-  const lower = serialised.toLowerCase();
-  if (!secrets.some((secret) => lower.includes(secret.toLowerCase())) && !HIDDEN_VALUE.test(serialised)) return value;
+export function redactSecrets(result: CallToolResult, secrets: readonly string[]): CallToolResult {
+  if (secrets.length === 0) return result;
   const escaped = [...new Set(secrets)].sort((a, b) => b.length - a.length).map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // Most results hold no secret at all, which a search finds without walking every field: the text
+  // parts as they are, the rest as JSON, which holds the JSON-escaped forms. V8 caches a compiled
+  // pattern by its source, so building it per call costs little.
+  const found = new RegExp(escaped.join('|'), 'i');
+  const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  const serialised = [structuredJsonOf(result), JSON.stringify({ ...result, content: result.content.filter((part) => part.type !== 'text'), structuredContent: undefined })];
+  if (![...texts, ...serialised].some((text) => found.test(text)) && !serialised.some((json) => HIDDEN_VALUE.test(json))) return result;
   const pattern = new RegExp(escaped.join('|'), 'gi');
   const mask = (text: string) => text.replace(pattern, MASK);
   const walk = (item: unknown): unknown => {
@@ -80,5 +83,6 @@ export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
     }
     return item;
   };
-  return walk(value) as T;
+  return walk(result) as CallToolResult;
 }
+

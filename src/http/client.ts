@@ -128,36 +128,47 @@ export class ApiClient {
   }
 
   private async attempt<T>(pool: Pool, apiKey: string, request: ApiRequest, redacted: RedactedRequest): Promise<T> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    // One controller for the caller's cancellation and the timeout: cheaper on every call than
+    // AbortSignal.timeout joined with AbortSignal.any.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.options.timeoutMs);
+    const cancel = () => deadline.abort();
+    if (request.signal?.aborted) cancel();
+    request.signal?.addEventListener('abort', cancel, { once: true });
     const hasBody = request.body !== undefined;
     const startedAt = Date.now();
     const path = this.pathPrefix + request.path;
-    const response = await traceUpstream(request.method, new URL(path, this.origin), async (traceHeaders) => {
-      let sent;
-      try {
-        sent = await pool.request({
-          method: request.method,
-          path: path + encodeQuery(request.query),
-          headers: {
-            ...traceHeaders,
-            authorization: `Bearer ${apiKey}`,
-            accept: 'application/json',
-            ...(hasBody ? { 'content-type': 'application/json' } : {}),
-          },
-          body: hasBody ? JSON.stringify(request.body) : undefined,
-          signal,
-        });
-      } catch (caught) {
-        throw this.transportError(caught, request, redacted, timeout);
-      }
-      request.onStatus?.(sent.statusCode);
-      try {
-        return { statusCode: sent.statusCode, text: await sent.body.text() };
-      } catch (caught) {
-        throw this.transportError(caught, request, redacted, timeout);
-      }
-    });
+    let response: { statusCode: number; text: string };
+    try {
+      response = await traceUpstream(request.method, this.origin, path, async (traceHeaders) => {
+        let sent;
+        try {
+          sent = await pool.request({
+            method: request.method,
+            path: path + encodeQuery(request.query),
+            headers: {
+              ...traceHeaders,
+              authorization: `Bearer ${apiKey}`,
+              accept: 'application/json',
+              ...(hasBody ? { 'content-type': 'application/json' } : {}),
+            },
+            body: hasBody ? JSON.stringify(request.body) : undefined,
+            signal: deadline.signal,
+          });
+        } catch (caught) {
+          throw this.transportError(caught, request, redacted, deadline.signal);
+        }
+        request.onStatus?.(sent.statusCode);
+        try {
+          return { statusCode: sent.statusCode, text: await sent.body.text() };
+        } catch (caught) {
+          throw this.transportError(caught, request, redacted, deadline.signal);
+        }
+      });
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', cancel);
+    }
     const body = parseJson(response.text);
     this.options.logger.debug(
       { method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt },
@@ -167,11 +178,11 @@ export class ApiClient {
     throw errorForStatus(response.statusCode, body, redacted);
   }
 
-  private transportError(caught: unknown, request: ApiRequest, redacted: RedactedRequest, timeout: AbortSignal): ApiError {
+  private transportError(caught: unknown, request: ApiRequest, redacted: RedactedRequest, deadline: AbortSignal): ApiError {
     if (request.signal?.aborted) {
       return new CancelledError('The call was cancelled; the request may already have reached the API', redacted);
     }
-    if (timeout.aborted) {
+    if (deadline.aborted) {
       return new TimeoutError(`No response within ${this.options.timeoutMs} ms`, redacted);
     }
     const code = errorCode(caught);

@@ -91,8 +91,15 @@ describe('secret redaction (finding 3)', () => {
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
+  it('masks a key that only the structured result holds (a field the text leaves out as empty)', () => {
+    const shaped = shapeResult({ rows: [{ id: 'a', [key]: null, note: [] }], echoed: { [encodeURIComponent(key)]: {} } }, { ...full, list });
+    expect(textOf(shaped)).not.toContain(key);
+    const all = JSON.stringify(redactSecrets(shaped, secrets));
+    expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
+    expect(all).toContain('********');
+  });
   it('masks every secret the caller passed in, in any case', () => {
-    const result = redactSecrets({ text: 'token=HUNTER2-secret and hunter2-SECRET', url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` }, [
+    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [
       ...secretForms('hunter2-secret'),
       ...secretForms('hunter2-secret/?&'),
     ]);
