@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shapeResult } from '../../src/engine/output.js';
 import { describeRequest } from '../../src/engine/confirm.js';
@@ -38,6 +39,16 @@ describe('shapeResult', () => {
   it('shows epoch-ms times as ISO in text', () => {
     const result = shapeResult({ createdAt: Date.UTC(2026, 0, 2) }, { view: 'full', capChars: 10_000 });
     expect((result.content[0] as { text: string }).text).toContain('createdAt: 2026-01-02T00:00:00.000Z');
+  });
+  it('shows every time exactly as Date#toISOString does, several a day apart in one result', () => {
+    const earliest = Date.UTC(2000, 0, 1);
+    const time = fc.oneof(fc.double({ min: earliest, max: 8.64e15 - 1, noNaN: true }), fc.integer({ min: earliest, max: Date.UTC(2100, 0, 1) }));
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 6 }), (times) => {
+        const text = (shapeResult({ rows: times.map((at) => ({ startedAt: at, updatedAt: at + 1 })) }, { view: 'full', capChars: 10_000 }).content[0] as { text: string }).text;
+        return times.every((at) => text.includes(`- startedAt: ${new Date(at).toISOString()}\n`) && text.includes(`updatedAt: ${new Date(Math.trunc(at) + 1).toISOString()}`));
+      }),
+    );
   });
 });
 
