@@ -30,10 +30,7 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
   // then they are coerced once, so the secrets scan and validation see the same arguments.
   const problems = argumentProblems(run.rawArgs);
   const args = problems.length ? undefined : (coerceToSchema(run.tool.input, omit(run.rawArgs, ENGINE_FIELDS)) as Record<string, unknown>);
-  const secrets = [
-    ...secretForms(run.session.options.apiKey, { apiKey: true }),
-    ...(args ? secretsIn(args).flatMap((secret) => secretForms(secret)) : []),
-  ];
+  const secrets = [...run.session.keyForms, ...(args ? secretsIn(args).flatMap((secret) => secretForms(secret)) : [])];
   let result = args ? await callTool(run, args) : validationResult(run.tool, problems.join('\n'));
   result = redactSecrets(result, secrets);
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
@@ -49,7 +46,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<Ca
    */
   let answered: number | undefined;
   try {
-    const engineArgs = engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, pick(run.rawArgs, ENGINE_FIELDS)));
+    const engineArgs = engineOptions(run.rawArgs);
     if (!engineArgs.success) return validationResult(tool, formatIssues(engineArgs.error.issues));
     const parsed = validateCoerced(tool, args, config);
     if (!parsed.ok) return validationResult(tool, parsed.message);
@@ -166,8 +163,13 @@ function retryNotice(run: ToolRun): (notice: string) => void {
   };
 }
 
-function pick(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((key) => key in source).map((key) => [key, source[key]]));
+const NO_ENGINE_OPTIONS = engineOptionsSchema.safeParse({});
+
+/** `view` and `confirm`, checked: most calls carry neither, and need no parse. */
+function engineOptions(rawArgs: Record<string, unknown>) {
+  const given = ENGINE_FIELDS.filter((key) => key in rawArgs);
+  if (given.length === 0) return NO_ENGINE_OPTIONS;
+  return engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, Object.fromEntries(given.map((key) => [key, rawArgs[key]]))));
 }
 
 function omit(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { argumentProblems } from './inputs.js';
 import { isRecord } from './output.js';
 import { hasGateway, reachableTools, selectTools, serverInstructions, sessionElicits, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
+import { secretForms } from './secrets.js';
 import { registerPrompts } from './prompts.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
@@ -41,6 +42,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
     server: server.server,
     toolsByName: new Map(reachableTools(catalog, config).map((tool) => [tool.name, tool])),
     catalogByName: new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool])),
+    keyForms: secretForms(options.apiKey, { apiKey: true }),
   };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
   const gateway = hasGateway(config);

@@ -60,6 +60,8 @@ export interface Session {
   toolsByName: Map<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: Map<string, ToolDefinition>;
+  /** Every form of the session's API key that a result must not show (`secretForms`). */
+  keyForms: readonly string[];
 }
 
 /** One tool call in flight. */

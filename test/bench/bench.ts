@@ -171,25 +171,31 @@ report.push(
   `RSS after GC: svc-mcp ${mb(figures.rssStart)} after tools/list, ${mb(figures.rss2000)} after 2,000 calls; minimal server ${mb(figures.rssStartFloor)} and ${mb(figures.rss2000Floor)}: +${mb(figures.rss2000 - figures.rss2000Floor)} (target <= +15 MB: ${verdict(figures.rss2000 - figures.rss2000Floor <= 15)})`,
 );
 await minimal.close();
-// A fresh server, so that the samples start at call 1,000.
-const steady = await startServer('svc-mcp', { probe: true });
-const samples: Memory[] = [];
+// Fresh servers, so that the samples start at call 1,000; the minimal server runs beside svc-mcp,
+// call for call, since Node and V8 themselves grow a little while they warm up.
+const steady = { 'svc-mcp': await startServer('svc-mcp', { probe: true }), minimal: await startServer('minimal', { probe: true }) };
+const samples: Record<Kind, Memory[]> = { 'svc-mcp': [], minimal: [] };
 for (let call = 1; call <= 10_000; call++) {
-  await steady.client.callTool(CALL);
+  await steady['svc-mcp'].client.callTool(CALL);
+  await steady.minimal.client.callTool(CALL);
   if (call % 1000 === 0) {
-    samples.push(await steady.memory());
+    samples['svc-mcp'].push(await steady['svc-mcp'].memory());
+    samples.minimal.push(await steady.minimal.memory());
     sandbox.clearRequests();
   }
 }
-await steady.close();
+await steady['svc-mcp'].close();
+await steady.minimal.close();
 // V8 resizes its young generation and the allocator keeps pages, so single RSS readings move by
 // several MB either way; growth is the median of the last three samples against the first three.
 const trend = (values: number[]) => median(values.slice(-3)) - median(values.slice(0, 3));
-figures.rssGrowth = trend(samples.map((sample) => sample.rss));
-figures.heapGrowth = trend(samples.map((sample) => sample.heap));
+figures.rssGrowth = trend(samples['svc-mcp'].map((sample) => sample.rss));
+figures.heapGrowth = trend(samples['svc-mcp'].map((sample) => sample.heap));
+figures.rssGrowthFloor = trend(samples.minimal.map((sample) => sample.rss));
+const series = (values: Memory[], key: keyof Memory) => values.map((sample) => sample[key].toFixed(1)).join(', ');
 report.push(
-  `memory over 10,000 calls, after GC every 1,000: RSS ${samples.map((sample) => sample.rss.toFixed(1)).join(', ')} MB; heap ${samples.map((sample) => sample.heap.toFixed(1)).join(', ')} MB`,
-  `  growth from the first three samples to the last three: RSS ${mb(figures.rssGrowth)}, heap ${mb(figures.heapGrowth)} (target < 2 MB: ${verdict(figures.rssGrowth < 2 && figures.heapGrowth < 2)})`,
+  `memory over 10,000 calls, after GC every 1,000: svc-mcp RSS ${series(samples['svc-mcp'], 'rss')} MB, heap ${series(samples['svc-mcp'], 'heap')} MB; minimal server RSS ${series(samples.minimal, 'rss')} MB`,
+  `  growth from the first three samples to the last three: svc-mcp RSS ${mb(figures.rssGrowth)}, heap ${mb(figures.heapGrowth)} (target < 2 MB: ${verdict(figures.rssGrowth < 2 && figures.heapGrowth < 2)}); minimal server RSS ${mb(figures.rssGrowthFloor)}`,
 );
 
 // 4. The Streamable HTTP transport's overhead against stdio, same call.
