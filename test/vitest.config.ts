@@ -18,5 +18,15 @@ export default defineConfig({
     isolate: false,
     // Timing is asserted where it matters; a CPU-bound test on a busy machine should not fail for it.
     testTimeout: 20_000,
+    // `npm run coverage`: the server's own code as the in-process tests run it, summed per folder
+    // by test/support/coverage-by-folder.ts.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'tools/**/*.ts'],
+      // The views' browser code runs in Chromium (npm run test:views), not in process.
+      exclude: ['src/views/*/**'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'coverage',
+    },
   },
 });
