@@ -12,14 +12,15 @@ interface Counts {
   covered: number;
 }
 const METRICS = ['lines', 'statements', 'branches', 'functions'] as const;
-type Summary = Record<string, Record<(typeof METRICS)[number], Counts>>;
+type FolderCounts = Record<(typeof METRICS)[number], Counts>;
+type Summary = Record<string, FolderCounts>;
 
 const summary = JSON.parse(readFileSync(path.join(ROOT, 'coverage/coverage-summary.json'), 'utf8')) as Summary;
-const folders = new Map<string, Record<(typeof METRICS)[number], Counts>>();
+const folders = new Map<string, FolderCounts>();
 for (const [file, counts] of Object.entries(summary)) {
   if (file === 'total') continue;
   const folder = path.dirname(path.relative(ROOT, file));
-  const sum = folders.get(folder) ?? Object.fromEntries(METRICS.map((metric) => [metric, { total: 0, covered: 0 }]));
+  const sum = folders.get(folder) ?? (Object.fromEntries(METRICS.map((metric) => [metric, { total: 0, covered: 0 }])) as FolderCounts);
   for (const metric of METRICS) {
     sum[metric].total += counts[metric].total;
     sum[metric].covered += counts[metric].covered;
