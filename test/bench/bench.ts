@@ -168,7 +168,7 @@ await callUpTo('minimal', 2000);
 figures.rss2000 = (await svc.memory()).rss;
 figures.rss2000Floor = (await minimal.memory()).rss;
 report.push(
-  `RSS after GC: svc-mcp ${mb(figures.rssStart)} after tools/list, ${mb(figures.rss2000)} after 2,000 calls; minimal server ${mb(figures.rssStartFloor)} and ${mb(figures.rss2000Floor)}: +${mb(figures.rss2000 - figures.rss2000Floor)} (target <= +15 MB: ${verdict(figures.rss2000 - figures.rss2000Floor <= 15)})`,
+  `RSS after GC: svc-mcp ${mb(figures.rssStart)} after tools/list, ${mb(figures.rss2000)} after 2,000 calls; minimal server ${mb(figures.rssStartFloor)} and ${mb(figures.rss2000Floor)}: ${figures.rss2000 >= figures.rss2000Floor ? '+' : ''}${mb(figures.rss2000 - figures.rss2000Floor)} (target <= +15 MB: ${verdict(figures.rss2000 - figures.rss2000Floor <= 15)})`,
 );
 await minimal.close();
 // Fresh servers, so that the samples start at call 1,000; the minimal server runs beside svc-mcp,
