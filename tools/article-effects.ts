@@ -1,16 +1,15 @@
 import type { PreviewContext } from '../src/engine/define.js';
 import { canonicalJson } from '../src/engine/tokens.js';
 import { listChanges, textDiff } from './diff.js';
+import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from './results.js';
 import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
 /** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
 const MAX_LINES_PER_FIELD = 24;
 
-const TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as const;
-const LIST_FIELDS = ['questions', 'keywords'] as const;
 const FLAG_FIELDS = ['active', 'public', 'escalation'] as const;
 /** The article fields a write may set; everything else in the input is an id or an engine option. */
-export const CONTENT_FIELDS = ['title', ...TEXT_FIELDS, ...LIST_FIELDS, ...FLAG_FIELDS, 'misc', 'parentFolderId'] as const;
+export const CONTENT_FIELDS = ['title', ...ARTICLE_TEXT_FIELDS, ...ARTICLE_LIST_FIELDS, ...FLAG_FIELDS, 'misc', 'parentFolderId'] as const;
 
 /** The article as it will be after a write that sets the content fields given in `input`. */
 export function withChanges(article: Item, input: Item): Item {
@@ -36,11 +35,11 @@ export function articleChanges(context: PreviewContext, before: Item, after: Ite
     const folder = (id: unknown) => (folders ? named(context, folders, id) : String(id));
     changes.push(`folder: ${folder(before.parentFolderId)} -> ${folder(after.parentFolderId)}`);
   }
-  for (const field of TEXT_FIELDS) {
+  for (const field of ARTICLE_TEXT_FIELDS) {
     const lines = bodyDiff(context, text(before[field]), text(after[field]));
     if (lines.length) changes.push(`${field} changes:\n${lines.join('\n')}`);
   }
-  for (const field of LIST_FIELDS) {
+  for (const field of ARTICLE_LIST_FIELDS) {
     const { added, removed } = listChanges(list(before[field]), list(after[field]));
     if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
     if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);

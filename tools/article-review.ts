@@ -1,40 +1,10 @@
 import type { ToolContext } from '../src/engine/define.js';
 import { isRecord } from '../src/engine/output.js';
-import { listChanges, renderHunks, textDiff, unifiedText, type Quote, type TextDiff } from './diff.js';
+import { listChanges, renderHunks, textDiff, unifiedText, type Quote } from './diff.js';
+import { ARTICLE_COMPARED_FIELDS, ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS, type ArticleComparison, type FieldChange } from './results.js';
 
 type Article = Record<string, unknown>;
 
-const TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as const;
-const LIST_FIELDS = ['questions', 'keywords'] as const;
-const FLAG_FIELDS = ['title', 'active', 'public', 'parentFolderId'] as const;
-
-export interface FieldChange {
-  field: (typeof FLAG_FIELDS)[number];
-  before?: unknown;
-  after: unknown;
-  /** Folder names, when the folder changed and list_folders could name them. */
-  beforeName?: string;
-  afterName?: string;
-}
-
-/** A draft against the live article it came from, or against nothing when it will create a new one. */
-export interface ArticleComparison {
-  draftArticleId: string;
-  title: unknown;
-  /** `new`: publishing creates a live article; `changes` or `identical`: it overwrites liveArticleId. */
-  outcome: 'new' | 'changes' | 'identical';
-  liveArticleId: string | null;
-  liveVersion: number | null;
-  originalArticleVersion: number | null;
-  /** The live article moved past the version the draft was made from: publishing overwrites that later change. */
-  stale: boolean;
-  isDraftPublished: boolean;
-  draftCreatedAt: unknown;
-  warnings: string[];
-  fields: FieldChange[];
-  text: Array<{ field: (typeof TEXT_FIELDS)[number] } & TextDiff>;
-  lists: Array<{ field: (typeof LIST_FIELDS)[number]; added: unknown[]; removed: unknown[] }>;
-}
 
 const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
 const listOf = (value: unknown) => (Array.isArray(value) ? value : []);
@@ -53,11 +23,11 @@ export function compareArticle(draft: Article, live: Article | undefined): Artic
   }
   if (draft.isDraftPublished === true) warnings.push('This draft was already published; it cannot be published again.');
 
-  const fields = FLAG_FIELDS.filter((field) => JSON.stringify(base[field]) !== JSON.stringify(draft[field])).map(
+  const fields = ARTICLE_COMPARED_FIELDS.filter((field) => JSON.stringify(base[field]) !== JSON.stringify(draft[field])).map(
     (field): FieldChange => ({ field, ...(live ? { before: base[field] } : {}), after: draft[field] }),
   );
-  const text = TEXT_FIELDS.filter((field) => textOf(base[field]) !== textOf(draft[field])).map((field) => ({ field, ...textDiff(textOf(base[field]), textOf(draft[field])) }));
-  const lists = LIST_FIELDS.map((field) => ({ field, ...listChanges(listOf(base[field]), listOf(draft[field])) })).filter((list) => list.added.length || list.removed.length);
+  const text = ARTICLE_TEXT_FIELDS.filter((field) => textOf(base[field]) !== textOf(draft[field])).map((field) => ({ field, ...textDiff(textOf(base[field]), textOf(draft[field])) }));
+  const lists = ARTICLE_LIST_FIELDS.map((field) => ({ field, ...listChanges(listOf(base[field]), listOf(draft[field])) })).filter((list) => list.added.length || list.removed.length);
   const changed = fields.length + text.length + lists.length > 0;
   return {
     draftArticleId: String(draft.id),

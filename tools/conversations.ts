@@ -8,8 +8,9 @@ import { isRecord } from '../src/engine/output.js';
 import { channelEnum, conversationSource, createExportFile, DAY_MS, defined, preview, searchText } from './common.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './shapes.js';
-import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest, type ScanSummary } from './scan.js';
-import { ConversationStats, GROUP_BY, renderStats } from './stats.js';
+import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './scan.js';
+import { GROUP_BY, type ScanSummary } from './results.js';
+import { ConversationStats, renderStats } from './stats.js';
 
 export { splitWindow } from './scan.js';
 

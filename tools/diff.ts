@@ -1,33 +1,6 @@
 import { diffArrays, diffWords, structuredPatch } from 'diff';
 import { isRecord } from '../src/engine/output.js';
-
-/** One line of a hunk with its line numbers on each side, so a side-by-side view can place it. */
-export interface DiffLine {
-  mark: '+' | '-' | ' ';
-  text: string;
-  oldLine?: number;
-  newLine?: number;
-}
-
-export interface DiffHunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: DiffLine[];
-}
-
-/** A changed passage with a few words of context on each side: `within 30 days` to `within 45 days`. */
-export interface WordChange {
-  before: string;
-  after: string;
-}
-
-export interface TextDiff {
-  hunks: DiffHunk[];
-  /** Word-level reading of the same change: a one-line edit inside a long paragraph is easy to miss in a line diff. */
-  words: WordChange[];
-}
+import type { DiffHunk, DiffLine, PathChange, TextDiff, WordChange } from './results.js';
 
 const CONTEXT_LINES = 2;
 const CONTEXT_WORDS = 3;
@@ -97,15 +70,6 @@ export function listChanges(before: unknown[], after: unknown[]): { added: unkno
   const removedKeys = new Set(removed.map(key));
   const addedKeys = new Set(added.map(key));
   return { added: added.filter((item) => !removedKeys.has(key(item))), removed: removed.filter((item) => !addedKeys.has(key(item))) };
-}
-
-/** One changed field, named by its path (`flowConfig.steps[2].prompt`); multi-line strings carry a line diff instead of both values. */
-export interface PathChange {
-  path: string;
-  change: 'added' | 'removed' | 'changed';
-  before?: unknown;
-  after?: unknown;
-  hunks?: DiffHunk[];
 }
 
 /** Every difference between two JSON values, field by field and item by item. */

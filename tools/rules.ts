@@ -4,7 +4,8 @@ import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined } from './common.js';
-import { type PathChange, pathDiff, type Quote, renderHunks } from './diff.js';
+import { pathDiff, type Quote, renderHunks } from './diff.js';
+import type { PathChange, RuleComparison } from './results.js';
 import { shape } from './shapes.js';
 
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
@@ -125,7 +126,7 @@ function versionSummary(version: Version, activeVersionId: unknown): Record<stri
   });
 }
 
-async function compareRuleVersions(input: CompareRuleInput, context: ToolContext): Promise<unknown> {
+async function compareRuleVersions(input: CompareRuleInput, context: ToolContext): Promise<RuleComparison> {
   const chosen = await chooseVersions(input, context);
   const from = await readVersion(context, input.ruleId, chosen.fromVersionId);
   const to = await readVersion(context, input.ruleId, chosen.toVersionId);
@@ -159,7 +160,7 @@ function renderChange(change: PathChange, quote: Quote): string[] {
 
 /** Text rendering of compare_rule_versions: the two versions, then one line (or one diff) per changed path. */
 export function renderRuleComparison(data: unknown, quote: Quote): string {
-  const result = data as { ruleId: string; name?: unknown; from: Record<string, unknown>; to: Record<string, unknown>; changes: PathChange[]; note?: string };
+  const result = data as RuleComparison;
   const side = (version: Record<string, unknown>) =>
     `${String(version.versionId)} (version ${String(version.version)}, ${String(version.status ?? 'status unknown')}${version.active ? ', active' : ''}, created ${String(version.createdAt)} by ${String(version.createdBy)})`;
   const lines = [`Rule ${result.ruleId} ${quote(result.name)}: ${side(result.from)} -> ${side(result.to)}`];

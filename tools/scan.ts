@@ -2,6 +2,7 @@ import type { ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { isRecord } from '../src/engine/output.js';
 import { DAY_MS } from './common.js';
+import type { ScanSummary } from './results.js';
 
 export const MAX_WINDOW_MS = 90 * DAY_MS;
 
@@ -29,20 +30,6 @@ export interface ScanRequest {
 
 /** A listed conversation with the agent it was listed under: the API's record carries no agent id. */
 export type AttributedConversation = Record<string, unknown> & { id: string; botId: string; agentName: string | null };
-
-export interface ScanSummary {
-  since: string;
-  until: string;
-  windows: number;
-  agents: Array<{ botId: string; agentName: string | null }>;
-  /** Upstream requests spent: one agent listing plus every page of every agent and window. */
-  requests: number;
-  pages: number;
-  scanned: number;
-  count: number;
-  complete: boolean;
-  note?: string;
-}
 
 /** Newest window first, each at most 90 days, inclusive ends that do not overlap. */
 export function splitWindow(since: number, until: number): Array<{ since: number; until: number }> {

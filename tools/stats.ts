@@ -1,44 +1,7 @@
 import { isRecord } from '../src/engine/output.js';
 import type { Quote } from './diff.js';
-import type { AttributedConversation, ScanSummary } from './scan.js';
-
-export const GROUP_BY = ['agent', 'source', 'channel', 'day', 'week'] as const;
-export type Dimension = (typeof GROUP_BY)[number];
-
-export interface ArticleCount {
-  id: string;
-  title: string | null;
-  count: number;
-}
-
-/** The figures counted per group and in total. */
-export interface Counts {
-  conversations: number;
-  /** The agent's answers: `svcbot` message events. */
-  answers: number;
-  thumbsUp: number;
-  thumbsDown: number;
-  /** thumbsDown / (thumbsUp + thumbsDown), null when nothing was rated. */
-  negativeRate: number | null;
-  /** Thumbs-down answers whose `resolved` is not true. */
-  unresolvedNegative: number;
-  /** Every stored rating counts, 0 included; `distribution` maps each rating given to how many times (ratings never given are left out). */
-  csat: { count: number; mean: number | null; distribution: Record<string, number> };
-  /** `silent_escalation` events. */
-  escalations: number;
-  /** Articles used in thumbs-down answers, most used first. */
-  negativeArticles: ArticleCount[];
-}
-
-export interface Group extends Counts {
-  id: string;
-  name: string;
-}
-
-export interface Stats {
-  total: Counts;
-  groups: Partial<Record<Dimension, Group[]>>;
-}
+import type { AttributedConversation } from './scan.js';
+import type { ArticleCount, Counts, Dimension, Group, Stats, StatsResult } from './results.js';
 
 const TOP_ARTICLES = 5;
 
@@ -177,7 +140,7 @@ function articleLine(articles: ArticleCount[], quote: Quote): string {
 
 /** Text rendering of conversation_stats: the scan in one line, one small table per dimension, then the articles behind thumbs-down answers. */
 export function renderStats(data: unknown, quote: Quote): string {
-  const result = data as Stats & ScanSummary;
+  const result = data as StatsResult;
   const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (INCOMPLETE: cut short at maxConversations)'}.`];
   if (result.note) lines.push(result.note);
   const quoteName = (dimension: Dimension, name: string) => (dimension === 'agent' ? quote(name) : name);

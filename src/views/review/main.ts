@@ -4,49 +4,7 @@ import '../common/base.css';
 import './review.css';
 import { el, isRecord, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-
-/** The diff shapes of tools/diff.ts, tools/article-review.ts and tools/rules.ts, as far as the view reads them. */
-interface DiffLine {
-  mark: '+' | '-' | ' ';
-  text: string;
-  oldLine?: number;
-  newLine?: number;
-}
-interface DiffHunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: DiffLine[];
-}
-interface ArticleComparison {
-  draftArticleId: string;
-  title: unknown;
-  outcome: 'new' | 'changes' | 'identical';
-  liveArticleId: string | null;
-  liveVersion: number | null;
-  originalArticleVersion: number | null;
-  stale: boolean;
-  isDraftPublished: boolean;
-  warnings: string[];
-  fields: Array<{ field: string; before?: unknown; after: unknown; beforeName?: string; afterName?: string }>;
-  text: Array<{ field: string; hunks: DiffHunk[]; words: Array<{ before: string; after: string }> }>;
-  lists: Array<{ field: string; added: unknown[]; removed: unknown[] }>;
-}
-interface RuleVersion {
-  versionId?: unknown;
-  version?: unknown;
-  status?: unknown;
-  active?: unknown;
-}
-interface RuleComparison {
-  ruleId: string;
-  name?: unknown;
-  from: RuleVersion;
-  to: RuleVersion;
-  changes: Array<{ path: string; change: 'added' | 'removed' | 'changed'; before?: unknown; after?: unknown; hunks?: DiffHunk[] }>;
-  note?: string;
-}
+import type { ArticleComparison, DiffHunk, DiffLine, RuleComparison } from '../../../tools/results.js';
 
 const root = document.getElementById('view')!;
 let app: App | undefined;
@@ -154,7 +112,7 @@ function renderArticle(comparison: ArticleComparison): void {
 }
 
 function renderRule(comparison: RuleComparison): void {
-  const side = (version: RuleVersion) => `${show(version.versionId)} (version ${show(version.version)}, ${show(version.status) || 'status unknown'}${version.active ? ', active' : ''})`;
+  const side = (version: RuleComparison['from']) => `${show(version.versionId)} (version ${show(version.version)}, ${show(version.status) || 'status unknown'}${version.active ? ', active' : ''})`;
   replaceChildren(
     root,
     el('h1', {}, `Rule ${show(comparison.name) || comparison.ruleId}`),

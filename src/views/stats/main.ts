@@ -5,33 +5,7 @@ import './stats.css';
 import { drawChart } from '../common/chart.js';
 import { el, figureTable, isRecord, replaceChildren, type Column } from '../common/dom.js';
 import { showError, startView } from '../common/view.js';
-
-/** conversation_stats' structured result (tools/stats.ts and tools/scan.ts), as far as the view reads it. */
-interface Counts {
-  conversations: number;
-  answers: number;
-  thumbsUp: number;
-  thumbsDown: number;
-  negativeRate: number | null;
-  unresolvedNegative: number;
-  csat: { count: number; mean: number | null; distribution: Record<string, number> };
-  escalations: number;
-  negativeArticles: Array<{ id: string; title: string | null; count: number }>;
-}
-interface Group extends Counts {
-  id: string;
-  name: string;
-}
-type Dimension = 'agent' | 'source' | 'channel' | 'day' | 'week';
-interface Stats {
-  since: string;
-  until: string;
-  count: number;
-  complete: boolean;
-  note?: string;
-  total: Counts;
-  groups: Partial<Record<Dimension, Group[]>>;
-}
+import type { Counts, Dimension, Group, StatsResult } from '../../../tools/results.js';
 
 const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */
@@ -46,7 +20,7 @@ root.append(summary, figures, answers);
 
 let app: App | undefined;
 let input: Record<string, unknown> = {};
-let stats: Stats | undefined;
+let stats: StatsResult | undefined;
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
 const mean = (value: number | null) => (value === null ? '-' : value.toFixed(2));
@@ -151,7 +125,7 @@ function articlesTable(total: Counts): HTMLElement {
 }
 
 /** The same window and filters as the stats, narrowed to one group, thumbs-down conversations only. */
-function exportArguments(dimension: Dimension, group: Group, window: Stats): Record<string, unknown> {
+function exportArguments(dimension: Dimension, group: Group, window: StatsResult): Record<string, unknown> {
   const args: Record<string, unknown> = Object.fromEntries(SHARED_FILTERS.filter((key) => input[key] !== undefined).map((key) => [key, input[key]]));
   let since = Date.parse(window.since);
   let until = Date.parse(window.until);
@@ -239,7 +213,7 @@ function showAnswers(group: Group, result: CallToolResult): void {
   );
 }
 
-function isStats(value: unknown): value is Stats {
+function isStats(value: unknown): value is StatsResult {
   return isRecord(value) && isRecord(value.total) && isRecord(value.groups);
 }
 

@@ -1,0 +1,144 @@
+/**
+ * The structured results that the views (src/views, built for the browser) read. Tools build
+ * them; views import these types. This module imports nothing, so the browser build can take it
+ * whole, and the two sides cannot drift apart.
+ */
+
+/** One line of a hunk with its line numbers on each side, so a side-by-side view can place it. */
+export interface DiffLine {
+  mark: '+' | '-' | ' ';
+  text: string;
+  oldLine?: number;
+  newLine?: number;
+}
+
+export interface DiffHunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: DiffLine[];
+}
+
+/** A changed passage with a few words of context on each side: `within 30 days` to `within 45 days`. */
+export interface WordChange {
+  before: string;
+  after: string;
+}
+
+export interface TextDiff {
+  hunks: DiffHunk[];
+  /** Word-level reading of the same change: a one-line edit inside a long paragraph is easy to miss in a line diff. */
+  words: WordChange[];
+}
+
+/** One changed field, named by its path (`flowConfig.steps[2].prompt`); multi-line strings carry a line diff instead of both values. */
+export interface PathChange {
+  path: string;
+  change: 'added' | 'removed' | 'changed';
+  before?: unknown;
+  after?: unknown;
+  hunks?: DiffHunk[];
+}
+
+/** Article bodies, compared as text. */
+export const ARTICLE_TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as const;
+/** Article lists, compared as added and removed items. */
+export const ARTICLE_LIST_FIELDS = ['questions', 'keywords'] as const;
+/** Article fields a draft comparison shows as old -> new. */
+export const ARTICLE_COMPARED_FIELDS = ['title', 'active', 'public', 'parentFolderId'] as const;
+
+export interface FieldChange {
+  field: (typeof ARTICLE_COMPARED_FIELDS)[number];
+  before?: unknown;
+  after: unknown;
+  /** Folder names, when the folder changed and list_folders could name them. */
+  beforeName?: string;
+  afterName?: string;
+}
+
+/** compare_article_draft: a draft against the live article it came from, or against nothing when it will create a new one. */
+export interface ArticleComparison {
+  draftArticleId: string;
+  title: unknown;
+  /** `new`: publishing creates a live article; `changes` or `identical`: it overwrites liveArticleId. */
+  outcome: 'new' | 'changes' | 'identical';
+  liveArticleId: string | null;
+  liveVersion: number | null;
+  originalArticleVersion: number | null;
+  /** The live article moved past the version the draft was made from: publishing overwrites that later change. */
+  stale: boolean;
+  isDraftPublished: boolean;
+  draftCreatedAt: unknown;
+  warnings: string[];
+  fields: FieldChange[];
+  text: Array<{ field: (typeof ARTICLE_TEXT_FIELDS)[number] } & TextDiff>;
+  lists: Array<{ field: (typeof ARTICLE_LIST_FIELDS)[number]; added: unknown[]; removed: unknown[] }>;
+}
+
+/** compare_rule_versions: two versions of an intent rule, path by path. */
+export interface RuleComparison {
+  ruleId: string;
+  name?: unknown;
+  /** versionId, version, status, active, createdAt and createdBy of each side. */
+  from: Record<string, unknown>;
+  to: Record<string, unknown>;
+  changes: PathChange[];
+  note?: string;
+}
+
+export const GROUP_BY = ['agent', 'source', 'channel', 'day', 'week'] as const;
+export type Dimension = (typeof GROUP_BY)[number];
+
+export interface ArticleCount {
+  id: string;
+  title: string | null;
+  count: number;
+}
+
+/** The figures counted per group and in total. */
+export interface Counts {
+  conversations: number;
+  /** The agent's answers: `svcbot` message events. */
+  answers: number;
+  thumbsUp: number;
+  thumbsDown: number;
+  /** thumbsDown / (thumbsUp + thumbsDown), null when nothing was rated. */
+  negativeRate: number | null;
+  /** Thumbs-down answers whose `resolved` is not true. */
+  unresolvedNegative: number;
+  /** Every stored rating counts, 0 included; `distribution` maps each rating given to how many times (ratings never given are left out). */
+  csat: { count: number; mean: number | null; distribution: Record<string, number> };
+  /** `silent_escalation` events. */
+  escalations: number;
+  /** Articles used in thumbs-down answers, most used first. */
+  negativeArticles: ArticleCount[];
+}
+
+export interface Group extends Counts {
+  id: string;
+  name: string;
+}
+
+export interface Stats {
+  total: Counts;
+  groups: Partial<Record<Dimension, Group[]>>;
+}
+
+/** What a scan of conversations over a window covered (export_conversations, conversation_stats). */
+export interface ScanSummary {
+  since: string;
+  until: string;
+  windows: number;
+  agents: Array<{ botId: string; agentName: string | null }>;
+  /** Upstream requests spent: one agent listing plus every page of every agent and window. */
+  requests: number;
+  pages: number;
+  scanned: number;
+  count: number;
+  complete: boolean;
+  note?: string;
+}
+
+/** conversation_stats. */
+export type StatsResult = Stats & ScanSummary;
