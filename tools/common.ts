@@ -32,8 +32,6 @@ export function searchText(description: string) {
     .describe(description);
 }
 
-export const DAY_MS = 86_400_000;
-
 /** Shortens message text in compact views, saying so; the full view has it whole. */
 export function preview(text: unknown, length = 240): unknown {
   return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}… [${text.length - length} more characters: view "full"]` : text;

@@ -21,7 +21,9 @@ export function clockNow(): number {
   return pinnedNow ?? Date.now();
 }
 
-const RELATIVE_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+export const DAY_MS = 86_400_000;
+
+const RELATIVE_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };
 
 /**
  * Epoch milliseconds from epoch ms (number or digits), ISO 8601, `now`, or a relative age such
@@ -45,7 +47,7 @@ export function parseTime(value: unknown, now = clockNow()): number | undefined 
 /** The earliest time any input may name: the workspace API holds nothing older. */
 export const EARLIEST_TIME_MS = Date.UTC(2000, 0, 1);
 /** How far past the call's clock a time input may reach (one year, for scheduled ends of windows). */
-export const LATEST_TIME_AHEAD_MS = 366 * 86_400_000;
+export const LATEST_TIME_AHEAD_MS = 366 * DAY_MS;
 
 /**
  * A time input: shows as number-or-string in the schema and arrives in handlers as epoch ms,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ListShape, ToolDefinition } from './define.js';
+import { DAY_MS } from './inputs.js';
 
 /** The list tools' `view` option: compact (the default) or every field. */
 export const VIEWS = ['compact', 'full'] as const;
@@ -175,15 +176,13 @@ const TIME_KEY = /(At|^since|^until)$/;
 const EARLIEST_SHOWN_TIME_MS = 946_684_800_000;
 /** 9999-12-31T23:59:59.999Z: later years have a longer, signed form that the fast path does not build. */
 const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
-const DAY_MS = 86_400_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padStart(2, '0'));
 
 /** Characters that could end a line or fake one: C0 and C1 controls, DEL, and the Unicode line and paragraph separators. */
 // eslint-disable-next-line no-control-regex
 const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 /** Text that needs `oneLine`'s work: a line-breaking character or something like an envelope tag. */
-// eslint-disable-next-line no-control-regex
-const NEEDS_CLEANING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|untrusted-data-/;
+const NEEDS_CLEANING = new RegExp(`${LINE_BREAKING.source}|untrusted-data-`);
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -320,7 +319,10 @@ class Renderer {
    */
   private time(ms: number): string {
     // An out-of-range time from one odd record shows as its number instead of failing the whole result.
-    if (!(ms <= LAST_FOUR_DIGIT_YEAR_MS)) return Number.isFinite(new Date(ms).getTime()) ? new Date(ms).toISOString() : String(ms);
+    if (!(ms <= LAST_FOUR_DIGIT_YEAR_MS)) {
+      const time = new Date(ms);
+      return Number.isFinite(time.getTime()) ? time.toISOString() : String(ms);
+    }
     const whole = Math.trunc(ms);
     const day = Math.floor(whole / DAY_MS);
     let date = this.days.get(day);

@@ -68,11 +68,12 @@ export function redactSecrets(result: CallToolResult, secrets: readonly string[]
   // Most results hold no secret at all, which a search finds without walking every field: the text
   // parts as they are, the rest as JSON, which holds the JSON-escaped forms. V8 caches a compiled
   // pattern by its source, so building it per call costs little.
-  const found = new RegExp(escaped.join('|'), 'i');
+  const source = escaped.join('|');
+  const found = new RegExp(source, 'i');
   const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const serialised = [structuredJsonOf(result), JSON.stringify({ ...result, content: result.content.filter((part) => part.type !== 'text'), structuredContent: undefined })];
   if (![...texts, ...serialised].some((text) => found.test(text)) && !serialised.some((json) => HIDDEN_VALUE.test(json))) return result;
-  const pattern = new RegExp(escaped.join('|'), 'gi');
+  const pattern = new RegExp(source, 'gi');
   const mask = (text: string) => text.replace(pattern, MASK);
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') return mask(item);
@@ -85,4 +86,3 @@ export function redactSecrets(result: CallToolResult, secrets: readonly string[]
   };
   return walk(result) as CallToolResult;
 }
-
