@@ -10,9 +10,6 @@ import { createLogger, type Logger } from './log.js';
 import { stopTelemetry } from './telemetry.js';
 import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import { RunningTasks } from './engine/tasks.js';
-import { connectFleetRedis } from './fleet/redis.js';
-import { RedisSpentTokens } from './fleet/redis-spent-tokens.js';
-import { RedisTaskStore } from './fleet/redis-task-store.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
 
@@ -46,27 +43,53 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
   const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, redisUrl: config.redisUrl, logger });
   await limiters.start();
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
-  // With Redis, tasks and spent confirmation tokens are the fleet's, not this process's.
-  const fleetRedis = config.redisUrl ? connectFleetRedis(config.redisUrl, logger) : undefined;
-  const taskStore = fleetRedis ? new RedisTaskStore(fleetRedis, config.taskTtlMs) : new InMemoryTaskStore();
+  const fleet = config.redisUrl ? await fleetState(config.redisUrl, config.taskTtlMs, logger) : localState();
   return {
     config,
     catalog,
     logger,
     limiters,
     client,
-    spentTokens: fleetRedis ? new RedisSpentTokens(fleetRedis) : new MemorySpentTokens(),
-    taskStore,
+    spentTokens: fleet.spentTokens,
+    taskStore: fleet.taskStore,
     runningTasks: new RunningTasks(),
     sandbox,
     async close() {
       await client.close();
       await limiters.stop();
-      if (taskStore instanceof RedisTaskStore) taskStore.close();
-      else taskStore.cleanup();
-      fleetRedis?.disconnect();
+      fleet.close();
       await sandbox?.close();
       await stopTelemetry();
+    },
+  };
+}
+
+interface SharedState {
+  spentTokens: SpentTokens;
+  taskStore: TaskStore;
+  close(): void;
+}
+
+function localState(): SharedState {
+  const taskStore = new InMemoryTaskStore();
+  return { spentTokens: new MemorySpentTokens(), taskStore, close: () => taskStore.cleanup() };
+}
+
+/** With Redis, tasks and spent confirmation tokens are the fleet's, not this process's; loaded only then, like the shared rate budget. */
+async function fleetState(url: string, taskTtlMs: number, logger: Logger): Promise<SharedState> {
+  const [{ connectRedis }, { RedisSpentTokens }, { RedisTaskStore }] = await Promise.all([
+    import('./fleet/redis.js'),
+    import('./fleet/redis-spent-tokens.js'),
+    import('./fleet/redis-task-store.js'),
+  ]);
+  const { client } = connectRedis(url, logger, 'tasks, confirmation tokens');
+  const taskStore = new RedisTaskStore(client, taskTtlMs);
+  return {
+    spentTokens: new RedisSpentTokens(client),
+    taskStore,
+    close() {
+      taskStore.close();
+      client.disconnect();
     },
   };
 }

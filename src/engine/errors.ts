@@ -95,6 +95,9 @@ function headline(tool: ToolDefinition, error: ApiError, setting: ErrorSetting):
   if (error instanceof PermissionError) {
     return `The API key is not allowed to do this (403): it lacks the "${tool.scope}" scope this tool needs, or the data belongs to another workspace than the key's. Use a key with the ${tool.scope} scope from the workspace that owns the data.`;
   }
+  if (error instanceof NotFoundError && error.routeNotFound) {
+    return 'The API has no such route (404): the server at SVC_BASE_URL is not the workspace API, or the URL carries a path prefix it does not serve. Set SVC_BASE_URL to the API\'s origin, such as https://api.example.com.';
+  }
   if (error instanceof NotFoundError) {
     return `Not found (404): ${hints[404] ?? 'the API has no such item in this workspace'}.`;
   }

@@ -66,15 +66,15 @@ export function upstreamMessagesOf(body: unknown): string[] {
  * API at all (a wrong host, a proxy) answers with a page rather than JSON; an unknown id gets a JSON
  * body naming the item. Only the first two are read as "no such route".
  */
-export function isUnknownRouteBody(body: unknown): boolean {
+function isUnknownRoute(body: unknown, messages: string[]): boolean {
   if (typeof body === 'string') return /^\s*</.test(body);
-  const [message] = upstreamMessagesOf(body);
-  return message !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(message);
+  return messages[0] !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(messages[0]);
 }
 
 export function errorForStatus(status: number, body: unknown, request: RedactedRequest): ApiError {
   const ErrorType = CLASS_BY_STATUS[status] ?? (status >= 500 ? UpstreamServerError : ClientRequestError);
-  const error = new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, upstreamMessagesOf(body));
-  if (error instanceof NotFoundError) error.routeNotFound = isUnknownRouteBody(body);
+  const messages = upstreamMessagesOf(body);
+  const error = new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, messages);
+  if (error instanceof NotFoundError) error.routeNotFound = isUnknownRoute(body, messages);
   return error;
 }

@@ -1,14 +1,14 @@
+/**
+ * The rate budget shared through Redis (SVC_REDIS_URL), with Bottleneck clustering. Loaded only
+ * when Redis is configured, so a start without it never loads ioredis or Bottleneck.
+ */
 import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { RateLimit } from '../config.js';
+import { connectRedis } from '../fleet/redis.js';
 import { holdFor, SlidingWindowLimiter, type KeyLimiter } from './limiter.js';
-
-/**
- * The rate budget shared through Redis (SVC_REDIS_URL), with Bottleneck clustering. Loaded only
- * when Redis is configured, so a start without it never loads ioredis or Bottleneck.
- */
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => {
@@ -60,19 +60,14 @@ class RedisShared {
   peers = 1;
   private readonly lostListeners = new Set<() => void>();
   private readonly heartbeat: NodeJS.Timeout;
-  private lastErrorLog = 0;
   private stopped = false;
+  private readonly logError: (error: Error) => void;
 
   constructor(
     url: string,
     private readonly logger: Logger,
   ) {
-    this.client = new Redis(url, {
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      retryStrategy: (times) => Math.min(100 * times, 2000),
-      lazyConnect: false,
-    });
+    ({ client: this.client, logError: this.logError } = connectRedis(url, logger, 'rate budget', () => this.stopped));
     this.client.on('ready', () => {
       if (!this.up) logger.info('Redis reachable: the rate budget is shared across processes');
       this.up = true;
@@ -85,7 +80,6 @@ class RedisShared {
       this.up = false;
       for (const listener of [...this.lostListeners]) listener();
     });
-    this.client.on('error', (error: Error) => this.logError(error));
     this.connection = new Bottleneck.IORedisConnection({ client: this.client, Redis });
     this.connection.on('error', (error: Error) => this.logError(error));
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -138,12 +132,6 @@ class RedisShared {
     this.client.eval(PAUSE_SCRIPT, 1, `${id}:pause`, Math.max(1, Math.round(ms))).catch((error: Error) => this.logError(error));
   }
 
-  private logError(error: Error): void {
-    if (this.stopped || Date.now() - this.lastErrorLog < 10_000) return;
-    this.lastErrorLog = Date.now();
-    // The message only: an ioredis error can carry the connection options, which may hold a password.
-    this.logger.warn({ error: error?.message }, 'Redis error');
-  }
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -279,7 +267,7 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
 }
 
 
-/** The Redis side of a LimiterRegistry: one connection per process, one shared limiter per budget id. */
+/** The Redis side of a LimiterRegistry: one connection for every budget, one shared limiter per budget id. */
 export class RedisBudgets {
   private readonly shared: RedisShared;
 

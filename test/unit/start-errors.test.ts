@@ -6,6 +6,7 @@ import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { parseSandboxArgs } from '../../src/sandbox/serve.js';
+import { connect, sandboxEnv } from '../support/harness.js';
 
 const logger = createLogger('silent');
 const key = { SVC_API_KEY: 'svc_test' };
@@ -75,5 +76,15 @@ describe('a 404 from an unknown route', () => {
     expect(wrongPrefix.routeNotFound).toBe(true);
     const unknownReplay = await notFound(apiAt(sandbox.url).request({ method: 'GET', path: '/v2/replays/00000000-0000-4000-8000-000000000000/public', read: true }));
     expect(unknownReplay.routeNotFound).toBe(false);
+  });
+  it('tells the user to fix SVC_BASE_URL, where an unknown id gets "not found"', async () => {
+    const server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_BASE_URL: `${sandbox.url}/api` }) });
+    try {
+      const result = await server.client.callTool({ name: 'list_agents', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0].text).toMatch(/no such route \(404\).*Set SVC_BASE_URL to the API's origin/);
+    } finally {
+      await server.close();
+    }
   });
 });
