@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, helpText, loadConfig } from './config.js';
+import { ConfigError, helpText, loadConfig, requestedTransport } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { SERVER_VERSION } from './engine/types.js';
@@ -38,8 +38,7 @@ async function main(argv: string[]): Promise<void> {
 
 /** Launched by a host over stdio (not a terminal, not the HTTP transport, not the sandbox command). */
 function launchedByStdioHost(argv: string[]): boolean {
-  const http = process.env.SVC_TRANSPORT === 'http' || argv.some((argument, index) => argument === '--transport=http' || (argument === '--transport' && argv[index + 1] === 'http'));
-  return !process.stdin.isTTY && !http && argv[0] !== 'sandbox';
+  return !process.stdin.isTTY && requestedTransport(argv) !== 'http' && argv[0] !== 'sandbox';
 }
 
 main(process.argv.slice(2)).catch(async (error: unknown) => {

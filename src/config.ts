@@ -83,7 +83,7 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_CONFIRM_SECRET', flag: '--confirm-secret', value: 'SECRET', help: 'Secret that binds confirmation tokens to their request, key and expiry; shared by every node of a fleet. Prefer the environment: flags show in process lists.', defaultText: 'random per process' },
   { env: 'SVC_RATE_LIMIT', flag: '--rate-limit', value: 'N/Ts', help: 'Upstream request budget per key, e.g. 100/60s (units ms, s, m).', default: '100/60s' },
   { env: 'SVC_RATE_SCOPE', flag: '--rate-scope', value: 'key|global', help: 'key: one rate budget per API key; global: one budget for every key this process serves (shared through Redis too when set).', default: 'key' },
-  { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget across processes through Redis.', defaultText: 'unset: in-process limiter' },
+  { env: 'SVC_REDIS_URL', flag: '--redis-url', value: 'URL', help: 'Share the rate budget, MCP tasks and spent confirmation tokens across a fleet through Redis.', defaultText: 'unset: in-process limiter, tasks and spent tokens' },
   { env: 'SVC_DEFAULT_BOT_ID', flag: '--default-bot-id', value: 'ID', help: 'Agent used when a tool needs a botId and none is given (optional botId filters are not narrowed by it).', defaultText: 'unset' },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', default: '30000' },
   { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr.', default: 'info' },
@@ -212,6 +212,15 @@ function collectRaw(argv: string[], env: NodeJS.ProcessEnv): Map<string, RawValu
     raw.set(option.env, { text: value, from: flag });
   }
   return raw;
+}
+
+/** The transport asked for, read with loadConfig's rule (a flag wins over the environment), even when the rest of the configuration is invalid. */
+export function requestedTransport(argv: string[], env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return collectRaw(argv, env).get('SVC_TRANSPORT')?.text ?? 'stdio';
+  } catch {
+    return env.SVC_TRANSPORT || 'stdio';
+  }
 }
 
 const OR_SANDBOX = '(or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true, or the Sandbox setting of the Claude Desktop extension)';

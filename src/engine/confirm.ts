@@ -8,7 +8,7 @@ import { Envelope } from './output.js';
 import { maskSecrets } from './secrets.js';
 import type { PreviewContext, ToolContext, ToolDefinition } from './define.js';
 import { checkToken, issueToken, type TokenBinding } from './tokens.js';
-import type { ToolRun } from './types.js';
+import type { Session, ToolRun } from './types.js';
 
 export function needsConfirmation(tool: ToolDefinition, mode: ConfirmMode): boolean {
   if (tool.scope === 'read' || mode === 'none') return false;
@@ -32,6 +32,11 @@ export interface Confirmation {
   confirm: boolean | string | undefined;
 }
 
+/** A session confirms through elicitation when its client declares it and the transport can hold the round trip open. */
+export function sessionElicits(session: Pick<Session, 'server' | 'options'>): boolean {
+  return session.options.elicitationAllowed !== false && Boolean(session.server.getClientCapabilities()?.elicitation);
+}
+
 /**
  * The confirmation gate. Returns a result when nothing may be sent (preview, refusal, decline),
  * or undefined when the request may go. With elicitation the user answers a form; without it a
@@ -40,8 +45,7 @@ export interface Confirmation {
 export async function confirmGate({ run, request, input, context, confirm }: Confirmation): Promise<CallToolResult | undefined> {
   const { server, options } = run.session;
   const description = describeRequest(request);
-  const canElicit = options.elicitationAllowed !== false && Boolean(server.getClientCapabilities()?.elicitation);
-  if (canElicit) {
+  if (sessionElicits(run.session)) {
     const effect = await describeEffect(run.tool, input, context, quoteForUser);
     const answer = await server.elicitInput(
       {

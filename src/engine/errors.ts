@@ -22,6 +22,11 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure';
 }
 
+/** A tool error with this text alone: a refusal, or a task that could not finish (what `tasks/result` returns for it). */
+export function textError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
 /** Whether a handler's failed call found nothing (404), so it can report that item instead of failing. */
 export function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError;

@@ -184,10 +184,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `field.sub[2]`, as errors name fields. */
 /** A field name that reads unambiguously in a dotted path. */
 const PLAIN_NAME = /^[A-Za-z_$][\w$-]*$/;
 
+/** `field.sub[2]`, as errors name fields. */
 export function fieldPath(path: ReadonlyArray<string | number>): string {
   return path.reduce<string>((text, part) => {
     if (typeof part === 'number') return `${text}[${part}]`;

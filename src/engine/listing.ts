@@ -5,7 +5,6 @@ import type { ToolDefinition, ToolGroup } from './define.js';
 import { gatewayListing } from './gateway.js';
 import { VIEWS } from './output.js';
 import { jsonSchemaOf } from './schema.js';
-import type { Session } from './types.js';
 import { viewUri } from '../views/index.js';
 
 /** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
@@ -67,10 +66,6 @@ export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotatio
   };
 }
 
-/** A session confirms through elicitation when its client declares it and the transport can hold the round trip open. */
-export function sessionElicits(session: Pick<Session, 'server' | 'options'>): boolean {
-  return session.options.elicitationAllowed !== false && Boolean(session.server.getClientCapabilities()?.elicitation);
-}
 
 const listings = new WeakMap<ToolGroup[], WeakMap<Surface & Pick<Config, 'confirm'>, Map<string, Tool[]>>>();
 

@@ -1,13 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hashKey } from '../http/limiter.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { validationResult } from './errors.js';
+import { textError, validationResult } from './errors.js';
 import { argumentProblems } from './inputs.js';
 import { isRecord } from './output.js';
-import { hasGateway, reachableTools, selectTools, serverInstructions, sessionElicits, toolListEntry, toolListing, unreachableReason } from './listing.js';
+import { sessionElicits } from './confirm.js';
+import { hasGateway, reachableTools, selectTools, serverInstructions, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
 import { secretForms } from './secrets.js';
 import { registerPrompts } from './prompts.js';
@@ -68,7 +69,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
       const target = parseGatewayCall(rawArgs);
       if (!target.ok) return target.result;
       const tool = session.toolsByName.get(target.name);
-      if (!tool) return refusal(unreachableReason(catalog, config, target.name));
+      if (!tool) return textError(unreachableReason(catalog, config, target.name));
       return run(tool, target.arguments, extra, task, true);
     }
     const tool = session.toolsByName.get(name);
@@ -81,10 +82,6 @@ export function createMcpServer(options: EngineOptions): McpServer {
   registerPrompts(server, catalog, session.toolsByName);
   guardConstructorArguments(server);
   return server;
-}
-
-function refusal(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 /**

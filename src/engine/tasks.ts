@@ -1,16 +1,12 @@
 import { isTerminal, type TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDefinition } from './define.js';
+import { textError } from './errors.js';
 import type { Execute, Extra } from './types.js';
 
 const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** How often a running task looks for a cancellation, which may come through another node of a fleet. */
 const CANCEL_CHECK_MS = 250;
-
-/** A task's outcome when it could not finish: what `tasks/result` returns for it. */
-export function taskFailure(message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: message }] };
-}
 
 /**
  * Confines a store shared by every session of a process (or a fleet) to one API key: a task is
@@ -81,7 +77,7 @@ export async function startTask(tool: ToolDefinition, rawArgs: Record<string, un
     async fail(message) {
       // Aborted first, so a result arriving meanwhile is dropped rather than racing this one.
       controller.abort(new Error(message));
-      await store.storeTaskResult(task.taskId, 'failed', taskFailure(message)).catch(() => undefined);
+      await store.storeTaskResult(task.taskId, 'failed', textError(message)).catch(() => undefined);
     },
   });
   return { task };

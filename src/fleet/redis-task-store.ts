@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import type { Result, Task } from '@modelcontextprotocol/sdk/types.js';
+import { textError } from '../engine/errors.js';
 
 const TASK_PREFIX = 'svc-mcp:task:';
 const LIST_PREFIX = 'svc-mcp:tasks:';
@@ -59,11 +60,15 @@ export class RedisTaskStore implements TaskStore {
   /** Tasks this node runs and heartbeats, until they end. */
   private readonly running = new Set<string>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** What a task whose node stopped heartbeating ends with: its status message and its result. */
+  private readonly lapse: { message: string; resultJson: string };
 
   constructor(
     private readonly redis: Redis,
     private readonly heartbeatTtlMs: number,
   ) {
+    const message = `The server node running this task stopped (no heartbeat for ${Math.round(heartbeatTtlMs / 1000)} s), so it ended unfinished. Start the call again.`;
+    this.lapse = { message, resultJson: JSON.stringify(textError(message)) };
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(heartbeatTtlMs / 3)));
     this.heartbeat.unref();
   }
@@ -90,8 +95,7 @@ export class RedisTaskStore implements TaskStore {
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
     if (!TASK_ID.test(taskId)) return null;
-    const lapse = this.lapseMessage();
-    const fields = (await this.redis.eval(GET_SCRIPT, 2, recordKey(taskId), aliveKey(taskId), sessionId ?? '', new Date().toISOString(), lapse, JSON.stringify(errorResult(lapse)))) as
+    const fields = (await this.redis.eval(GET_SCRIPT, 2, recordKey(taskId), aliveKey(taskId), sessionId ?? '', new Date().toISOString(), this.lapse.message, this.lapse.resultJson)) as
       | (string | null)[]
       | null;
     if (!fields) return null;
@@ -170,14 +174,6 @@ export class RedisTaskStore implements TaskStore {
     });
   }
 
-  private lapseMessage(): string {
-    return `The server node running this task stopped (no heartbeat for ${Math.round(this.heartbeatTtlMs / 1000)} s), so it ended unfinished. Start the call again.`;
-  }
-}
-
-/** A task's outcome when it could not finish: what `tasks/result` returns for it. */
-export function errorResult(message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
 function recordKey(taskId: string): string {

@@ -10,6 +10,7 @@ import { SERVER_VERSION } from '../engine/types.js';
 import { hashKey } from '../http/limiter.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
+import { waitWhile } from './drain.js';
 
 /**
  * Streamable HTTP at `/mcp`, liveness at `/healthz`, readiness at `/readyz`.
@@ -439,8 +440,4 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-async function waitWhile(condition: () => boolean, deadline: number): Promise<void> {
-  while (condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
 }

@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
+import { waitWhile } from './drain.js';
 
 /** How much of an over-long message is kept to find its id, so the error can answer that request. */
 const ID_WINDOW_BYTES = 512;
@@ -164,8 +165,7 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     if (drain && transport.inFlight > 0) {
       transport.drain();
       logger.info({ reason, inFlight: transport.inFlight, drainMs: config.drainMs }, 'shutting down: finishing calls in flight');
-      const deadline = Date.now() + config.drainMs;
-      while (transport.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitWhile(() => transport.inFlight > 0, Date.now() + config.drainMs);
     }
     logger.info({ reason, unfinished: transport.inFlight }, 'shutting down');
     await server.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, OPTIONS, parseRateLimit } from '../../src/config.js';
+import { ConfigError, helpText, loadConfig, OPTIONS, parseRateLimit, requestedTransport } from '../../src/config.js';
 
 const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test' };
 
@@ -28,5 +28,14 @@ describe('configuration', () => {
       expect(help).toContain(option.flag);
       expect(help).toContain(option.env);
     }
+  });
+});
+
+describe('the transport a failed start was asked for', () => {
+  it('reads the flag over the environment, as loadConfig does, even when the rest is invalid', () => {
+    expect(requestedTransport(['--transport', 'stdio'], { SVC_TRANSPORT: 'http' })).toBe('stdio');
+    expect(requestedTransport(['--transport=http', '--rate-limit', 'nonsense'], {})).toBe('http');
+    expect(requestedTransport([], { SVC_TRANSPORT: 'http' })).toBe('http');
+    expect(requestedTransport(['--no-such-flag'], {})).toBe('stdio');
   });
 });
