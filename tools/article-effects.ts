@@ -1,6 +1,5 @@
 import type { PreviewContext } from '../src/engine/define.js';
-import { canonicalJson } from '../src/engine/tokens.js';
-import { listChanges, textDiff } from './diff.js';
+import { differs, listChanges, listOf, textDiff, textOf } from './diff.js';
 import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from './results.js';
 import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
@@ -36,11 +35,11 @@ export function articleChanges(context: PreviewContext, before: Item, after: Ite
     changes.push(`folder: ${folder(before.parentFolderId)} -> ${folder(after.parentFolderId)}`);
   }
   for (const field of ARTICLE_TEXT_FIELDS) {
-    const lines = bodyDiff(context, text(before[field]), text(after[field]));
+    const lines = bodyDiff(context, textOf(before[field]), textOf(after[field]));
     if (lines.length) changes.push(`${field} changes:\n${lines.join('\n')}`);
   }
   for (const field of ARTICLE_LIST_FIELDS) {
-    const { added, removed } = listChanges(list(before[field]), list(after[field]));
+    const { added, removed } = listChanges(listOf(before[field]), listOf(after[field]));
     if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
     if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
   }
@@ -63,17 +62,6 @@ function bodyDiff(context: PreviewContext, before: string, after: string): strin
   return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines (compare_article_draft or get_articles shows them all)`];
 }
 
-function differs(before: unknown, after: unknown): boolean {
-  return canonicalJson(before ?? null) !== canonicalJson(after ?? null);
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 /** `"Title" (id, version n)`. */
 export function describeArticle(context: PreviewContext, article: Item): string {
@@ -100,7 +88,7 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
   if ('lines' in found) return found.lines;
   const draft = found.article;
   if (draft.isDraft !== true) return [`${describeArticle(context, draft)} is a live article, not a draft: the API will answer 404 and nothing will change.`];
-  const lines = draft.isDraftPublished ? ['This draft was already published once: the API refuses a second publish (400).'] : [];
+  const lines = draft.isDraftPublished ? ['This draft was already published once: publishing again writes it to the same live article once more (version + 1).'] : [];
   const published = withChanges(draft, input);
   const originalId = typeof draft.originalArticleId === 'string' ? draft.originalArticleId : undefined;
   const originals = originalId ? await readArticles(context, [originalId]) : undefined;

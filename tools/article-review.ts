@@ -1,13 +1,11 @@
 import type { ToolContext } from '../src/engine/define.js';
 import { isRecord } from '../src/engine/output.js';
-import { listChanges, renderHunks, textDiff, unifiedText, type Quote } from './diff.js';
+import { differs, listChanges, listOf, renderHunks, textDiff, textOf, unifiedText, type Quote } from './diff.js';
 import { ARTICLE_COMPARED_FIELDS, ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS, type ArticleComparison, type FieldChange } from './results.js';
 
 type Article = Record<string, unknown>;
 
 
-const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
-const listOf = (value: unknown) => (Array.isArray(value) ? value : []);
 
 /** Field-level comparison; `live` undefined means the draft is shown whole, as a new article. */
 export function compareArticle(draft: Article, live: Article | undefined): ArticleComparison {
@@ -21,9 +19,9 @@ export function compareArticle(draft: Article, live: Article | undefined): Artic
   if (stale) {
     warnings.push(`Stale draft: it was made from version ${draftVersion}, the live article is now at version ${liveVersion}. Publishing overwrites the later change(s); compare them first.`);
   }
-  if (draft.isDraftPublished === true) warnings.push('This draft was already published; it cannot be published again.');
+  if (draft.isDraftPublished === true) warnings.push('This draft was already published once; publishing again writes it to the same live article once more (version + 1).');
 
-  const fields = ARTICLE_COMPARED_FIELDS.filter((field) => JSON.stringify(base[field]) !== JSON.stringify(draft[field])).map(
+  const fields = ARTICLE_COMPARED_FIELDS.filter((field) => (field !== 'parentFolderId' || !live) && differs(base[field], draft[field])).map(
     (field): FieldChange => ({ field, ...(live ? { before: base[field] } : {}), after: draft[field] }),
   );
   const text = ARTICLE_TEXT_FIELDS.filter((field) => textOf(base[field]) !== textOf(draft[field])).map((field) => ({ field, ...textDiff(textOf(base[field]), textOf(draft[field])) }));
@@ -97,9 +95,7 @@ export function renderArticleComparison(data: unknown, quote: Quote): string {
   for (const field of comparison.fields) {
     // Flags and ids are the API's own values; titles and folder names are third-party text.
     const name = (value: unknown, label?: string) => (label ? `${quote(label)} (${String(value)})` : typeof value === 'string' && field.field === 'title' ? quote(value) : String(value));
-    lines.push(
-      comparison.outcome === 'new' ? `${field.field}: ${name(field.after, field.afterName)}` : `${field.field}: ${name(field.before, field.beforeName)} -> ${name(field.after, field.afterName)}`,
-    );
+    lines.push(comparison.outcome === 'new' ? `${field.field}: ${name(field.after, field.afterName)}` : `${field.field}: ${name(field.before)} -> ${name(field.after)}`);
   }
   for (const list of comparison.lists) {
     if (list.added.length) lines.push(`${list.field} added: ${quote(list.added.join(' | '))}`);

@@ -135,7 +135,7 @@ const publishDraft = defineTool({
   group: 'articles',
   scope: 'write',
   description:
-    'Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft.',
+    `Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft. ${PASS_THROUGH}`,
   input: z
     .object({
       articleId: idInput(),
@@ -195,7 +195,6 @@ async function compareDraft(input: { draftArticleId: string }, context: ToolCont
   if (folder) {
     const listed = await context.call('list_folders', {});
     const names = new Map((Array.isArray(listed) ? listed : []).filter(isRecord).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
-    folder.beforeName = names.get(String(folder.before));
     folder.afterName = names.get(String(folder.after));
   }
   return comparison;
@@ -207,7 +206,7 @@ const compareArticleDraft = defineTool({
   group: 'articles',
   scope: 'read',
   description:
-    'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, active, public, folder; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
+    'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, flags, the folder of a new article; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
   input: z.object({ draftArticleId: idInput('Draft article id.') }),
   handler: compareDraft,
   text: renderArticleComparison,

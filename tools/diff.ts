@@ -1,5 +1,6 @@
 import { diffArrays, diffWords, structuredPatch } from 'diff';
 import { isRecord } from '../src/engine/output.js';
+import { canonicalJson } from '../src/engine/tokens.js';
 import type { DiffHunk, DiffLine, PathChange, TextDiff, WordChange } from './results.js';
 
 const CONTEXT_LINES = 2;
@@ -104,4 +105,19 @@ export function renderHunks(hunks: DiffHunk[], quote: Quote, indent = '  '): str
 /** Hunks as plain unified-diff text, for results rendered as an outline (the text is marked untrusted as a whole). */
 export function unifiedText(hunks: DiffHunk[]): string {
   return hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.map((line) => `${line.mark}${line.text}`)]).join('\n');
+}
+
+/** Whether a field changes, as the API would store it: key order aside, and null the same as absent. */
+export function differs(before: unknown, after: unknown): boolean {
+  return canonicalJson(before ?? null) !== canonicalJson(after ?? null);
+}
+
+/** A text field's value, or empty text when it holds none. */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** A list field's items, or none when it holds no list. */
+export function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }

@@ -8,14 +8,12 @@ import { defined } from './common.js';
 import { shape } from './shapes.js';
 import { reviewRefineSession } from './prompts.js';
 
-const nullableText = z.string().nullable();
 /** Only `active` is always there (the transform says so when the API answers null); the rest is the session. */
 const session = shape(
   { active: z.boolean() },
   {
     id: z.string(),
     status: z.string(),
-    latestIteration: shape({ id: z.string(), iterationNumber: z.number(), status: z.string() }, { summary: nullableText, confidence: nullableText, error: nullableText }).nullable(),
     iterations: z.array(z.unknown()),
   },
 );

@@ -45,15 +45,17 @@ export interface PathChange {
 export const ARTICLE_TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as const;
 /** Article lists, compared as added and removed items. */
 export const ARTICLE_LIST_FIELDS = ['questions', 'keywords'] as const;
-/** Article fields a draft comparison shows as old -> new. */
-export const ARTICLE_COMPARED_FIELDS = ['title', 'active', 'public', 'parentFolderId'] as const;
+/**
+ * Article fields a draft comparison shows as old -> new. A publish leaves a live article's folder
+ * as it is, so the folder shows only for a new article, which is created in the draft's.
+ */
+export const ARTICLE_COMPARED_FIELDS = ['title', 'active', 'public', 'escalation', 'parentFolderId'] as const;
 
 export interface FieldChange {
   field: (typeof ARTICLE_COMPARED_FIELDS)[number];
   before?: unknown;
   after: unknown;
-  /** Folder names, when the folder changed and list_folders could name them. */
-  beforeName?: string;
+  /** The folder's name, when list_folders could name it. */
   afterName?: string;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lineDiff, listChanges, pathDiff, wordChanges } from '../../tools/diff.js';
+import { compareArticle } from '../../tools/article-review.js';
 
 describe('pathDiff', () => {
   it('names each changed field by its path, flowConfig included, and line-diffs multi-line strings', () => {
@@ -38,5 +39,20 @@ describe('text and list diffs', () => {
 
   it('counts reordered list items as neither added nor removed', () => {
     expect(listChanges(['a', 'b', 'c'], ['c', 'a', 'd'])).toEqual({ added: ['d'], removed: ['b'] });
+  });
+});
+
+describe('compareArticle', () => {
+  const live = { id: 'live', title: 'T', active: true, public: true, escalation: false, parentFolderId: 'f1', version: 3 };
+  it('shows the fields a publish writes, escalation included, and never the live article\'s folder, which a publish keeps', () => {
+    const draft = { ...live, id: 'draft', isDraft: true, originalArticleId: 'live', originalArticleVersion: 3, escalation: true, parentFolderId: 'f2', public: null };
+    const comparison = compareArticle(draft, { ...live, public: undefined });
+    expect(comparison.fields.map((field) => field.field)).toEqual(['escalation']);
+    expect(comparison.outcome).toBe('changes');
+  });
+  it('shows a new article\'s folder, and says a published draft can be published again', () => {
+    const comparison = compareArticle({ id: 'draft', title: 'T', parentFolderId: 'f2', isDraft: true, isDraftPublished: true }, undefined);
+    expect(comparison.fields).toContainEqual({ field: 'parentFolderId', after: 'f2' });
+    expect(comparison.warnings.join(' ')).toMatch(/publishing again writes it to the same live article/);
   });
 });

@@ -67,7 +67,6 @@ function renderArticle(comparison: ArticleComparison): void {
       : comparison.outcome === 'identical'
         ? 'The draft matches the live article: publishing changes nothing.'
         : `Draft made from version ${comparison.originalArticleVersion ?? '?'}; publishing overwrites the live article.`;
-  const publishable = !comparison.isDraftPublished;
   replaceChildren(
     root,
     warnings(comparison.warnings),
@@ -84,7 +83,7 @@ function renderArticle(comparison: ArticleComparison): void {
           'tbody',
           {},
           ...comparison.fields.map((field) =>
-            el('tr', {}, el('td', {}, field.field), el('td', { className: 'del' }, field.beforeName ?? show(field.before)), el('td', { className: 'ins' }, field.afterName ?? show(field.after))),
+            el('tr', {}, el('td', {}, field.field), el('td', { className: 'del' }, show(field.before)), el('td', { className: 'ins' }, field.afterName ?? show(field.after))),
           ),
         ),
       ),
@@ -107,7 +106,7 @@ function renderArticle(comparison: ArticleComparison): void {
         diffTable(`${entry.field}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks),
       ),
     ),
-    publishable && publishPanel(comparison),
+    publishPanel(comparison),
   );
 }
 
