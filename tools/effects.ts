@@ -153,8 +153,8 @@ export async function previewMoveFolder(input: { folderId: string; parentFolderI
 }
 
 export async function previewAssignFolders(input: { botId?: string; folderIds?: string[] }, context: PreviewContext): Promise<string[]> {
-  const [folders, agents] = await Promise.all([readFolders(context), readAgents(context)]);
   if (!input.botId || !input.folderIds?.length) return ['botId and folderIds are both needed: the API will refuse the call (400).'];
+  const [folders, agents] = await Promise.all([readFolders(context), readAgents(context)]);
   const botId = input.botId;
   const lines = [`Agent ${named(context, agents, botId)} will answer from the live articles of these folders and their subfolders:`];
   const already = input.folderIds.filter((id) => agentsOfFolder(folders, id).includes(botId));

@@ -128,8 +128,7 @@ function versionSummary(version: Version, activeVersionId: unknown): Record<stri
 
 async function compareRuleVersions(input: CompareRuleInput, context: ToolContext): Promise<RuleComparison> {
   const chosen = await chooseVersions(input, context);
-  const from = await readVersion(context, input.ruleId, chosen.fromVersionId);
-  const to = await readVersion(context, input.ruleId, chosen.toVersionId);
+  const [from, to] = await Promise.all([readVersion(context, input.ruleId, chosen.fromVersionId), readVersion(context, input.ruleId, chosen.toVersionId)]);
   const toItem = isRecord(to.item) ? to.item : {};
   const changes = pathDiff(isRecord(from.item) ? from.item : {}, toItem).sort((a, b) => Number(BOOKKEEPING.has(a.path)) - Number(BOOKKEEPING.has(b.path)));
   return {

@@ -15,6 +15,15 @@ export const CALL_TOOL = 'call_tool';
 
 const MATCHES_SHOWN = 5;
 
+const findToolsSchemas = new WeakMap<ToolGroup[], ReturnType<typeof findToolsInput>>();
+
+/** find_tools' input for a catalog: built once, for the listing and for every call alike. */
+function findToolsSchema(catalog: ToolGroup[]) {
+  let schema = findToolsSchemas.get(catalog);
+  if (!schema) findToolsSchemas.set(catalog, (schema = findToolsInput(groupNames(catalog))));
+  return schema;
+}
+
 function findToolsInput(groups: [string, ...string[]]) {
   return z
     .object({
@@ -42,7 +51,7 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
       title: 'Find tools',
       description:
         'Searches the whole tool catalog (beyond the tools listed here) for a task described in plain words; returns the best matches with their input schemas. Run one with call_tool.',
-      inputSchema: jsonSchemaOf(findToolsInput(groupNames(catalog)), 'input') as Tool['inputSchema'],
+      inputSchema: jsonSchemaOf(findToolsSchema(catalog), 'input') as Tool['inputSchema'],
       annotations: { title: 'Find tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     {
@@ -80,7 +89,7 @@ export function findTools(
   reachable: ToolDefinition[],
   entryOf: (tool: ToolDefinition) => Tool,
 ): CallToolResult {
-  const schema = findToolsInput(groupNames(catalog));
+  const schema = findToolsSchema(catalog);
   const parsed = schema.safeParse(coerceToSchema(schema, rawArgs));
   if (!parsed.success) return validationResult({ name: FIND_TOOLS }, formatIssues(parsed.error.issues));
   const { query, group } = parsed.data;

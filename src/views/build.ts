@@ -1,7 +1,7 @@
 /**
  * Builds each view into one self-contained HTML page: its script (with the ext-apps `App` and
  * uPlot), its styles and a Content-Security-Policy that lets only that script run. Nothing is
- * fetched when the page opens. `npm run build:views` writes dist/views/<name>.html; a server
+ * fetched when the page opens. `npm run build` writes dist/views/<name>.html; a server
  * running from sources calls `buildView` in memory instead (src/views/index.ts).
  */
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { VIEWS, builtViewsDir, type ViewName } from './index.js';
+import { VIEWS, type ViewName } from './index.js';
 
 const SOURCES = path.dirname(fileURLToPath(import.meta.url));
 export const MAX_VIEW_BYTES = 512 * 1024;
@@ -70,7 +70,7 @@ export async function viewSizes(): Promise<Array<{ name: ViewName; bytes: number
   return Promise.all(names.map(async (name) => ({ name, bytes: Buffer.byteLength(await buildView(name)) })));
 }
 
-export async function writeViews(dir = builtViewsDir()): Promise<Array<{ file: string; bytes: number }>> {
+export async function writeViews(dir: string): Promise<Array<{ file: string; bytes: number }>> {
   await mkdir(dir, { recursive: true });
   const names = Object.keys(VIEWS) as ViewName[];
   return Promise.all(

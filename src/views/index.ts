@@ -26,7 +26,7 @@ export const VIEW_CSP = { connectDomains: [], resourceDomains: [], frameDomains:
 const pages = new Map<ViewName, Promise<string>>();
 
 /**
- * A view's HTML. A built server reads the file `npm run build:views` wrote to dist/views/; the
+ * A view's HTML. A built server reads the file `npm run build` wrote to dist/views/; the
  * server running from sources (tsx, tests) builds the view in memory from src/views on first read,
  * so tests always see the current sources and never touch dist/.
  */
@@ -50,7 +50,7 @@ async function buildFromSources(name: ViewName): Promise<string> {
 }
 
 /** dist/views of the package this module runs from, found from wherever the bundler put this code. */
-export function builtViewsDir(): string {
+function builtViewsDir(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json'))) {
     const parent = path.dirname(dir);

@@ -4,7 +4,7 @@ import '../common/base.css';
 import './stats.css';
 import { drawChart } from '../common/chart.js';
 import { el, figureTable, isRecord, replaceChildren, type Column } from '../common/dom.js';
-import { showError, startView } from '../common/view.js';
+import { resultText, showError, startView } from '../common/view.js';
 import type { Counts, Dimension, Group, StatsResult } from '../../../tools/results.js';
 
 const DAY_MS = 86_400_000;
@@ -144,14 +144,12 @@ async function pick(dimension: Dimension, group: Group): Promise<void> {
   replaceChildren(answers, el('h2', {}, `Thumbs-down answers: ${group.name}`), el('p', { className: 'muted' }, 'Loading…'));
   try {
     const result = await app.callServerTool({ name: 'export_conversations', arguments: exportArguments(dimension, group, stats) });
-    if (result.isError) throw new Error(textOf(result));
+    if (result.isError) throw new Error(resultText(result));
     showAnswers(group, result);
   } catch (error) {
     showError(answers, `Could not list the thumbs-down answers of ${group.name}`, error);
   }
 }
-
-const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
 interface Answer {
   conversationId: string;
