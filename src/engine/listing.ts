@@ -5,6 +5,7 @@ import type { ToolDefinition, ToolGroup } from './define.js';
 import { gatewayListing } from './gateway.js';
 import { VIEWS } from './output.js';
 import { jsonSchemaOf } from './schema.js';
+import type { Session } from './types.js';
 import { viewUri } from '../views/index.js';
 
 /** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
@@ -161,3 +162,30 @@ export function serverInstructions(catalog: ToolGroup[], config: Surface & Pick<
   else if (config.confirm !== 'none') lines.push(`${config.confirm === 'writes' ? 'Tools that change data' : 'Deletes and outbound calls'} ask the user to confirm before anything is sent.`);
   return lines.join('\n');
 }
+
+/** What every session of one configuration shares: which tools it reaches and lists, and the instructions. */
+export interface SessionSurface extends Pick<Session, 'toolsByName' | 'catalogByName'> {
+  /** The listed tools (their views are the ones served). */
+  listed: ToolDefinition[];
+  instructions: string;
+}
+
+const surfaces = new WeakMap<ToolGroup[], WeakMap<Surface & Pick<Config, 'confirm'>, SessionSurface>>();
+
+/** The session surface of a configuration, computed once: HTTP builds a server per session, or per request when stateless. */
+export function sessionSurface(catalog: ToolGroup[], config: Surface & Pick<Config, 'confirm'>): SessionSurface {
+  let byConfig = surfaces.get(catalog);
+  if (!byConfig) surfaces.set(catalog, (byConfig = new WeakMap()));
+  let surface = byConfig.get(config);
+  if (!surface) {
+    surface = {
+      toolsByName: new Map(reachableTools(catalog, config).map((tool) => [tool.name, tool])),
+      catalogByName: new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool])),
+      listed: selectTools(catalog, config),
+      instructions: serverInstructions(catalog, config),
+    };
+    byConfig.set(config, surface);
+  }
+  return surface;
+}
+

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PromptDefinition, ToolDefinition, ToolGroup } from './define.js';
 
 /** Prompts are offered only when every tool their workflow calls is exposed (toolsets, read-only). */
-export function registerPrompts(server: McpServer, catalog: ToolGroup[], toolsByName: Map<string, ToolDefinition>): void {
+export function registerPrompts(server: McpServer, catalog: ToolGroup[], toolsByName: ReadonlyMap<string, ToolDefinition>): void {
   const prompts: PromptDefinition[] = catalog
     .flatMap((group) => group.prompts ?? [])
     .filter((prompt) => prompt.uses.every((name) => toolsByName.has(name)));

@@ -15,7 +15,7 @@ const MAX_COMPLETIONS = 100;
  * Resources are views over read tools (same route, validation and shaping), plus static text.
  * Template variables complete from the list tool that gives those ids.
  */
-export function registerResources(server: McpServer, catalog: ToolGroup[], config: Config, toolsByName: Map<string, ToolDefinition>, execute: Execute): void {
+export function registerResources(server: McpServer, catalog: ToolGroup[], config: Config, toolsByName: ReadonlyMap<string, ToolDefinition>, execute: Execute): void {
   const completionIds = new Map<string, { at: number; ids: Promise<string[]> }>();
   const idsFrom = (source: CompletionSource): Promise<string[]> => {
     const cacheKey = JSON.stringify([source.tool, source.args]);
@@ -55,7 +55,7 @@ async function readResource(
   resource: ResourceDefinition,
   variables: Record<string, string | string[]>,
   extra: Extra,
-  toolsByName: Map<string, ToolDefinition>,
+  toolsByName: ReadonlyMap<string, ToolDefinition>,
   execute: Execute,
 ): Promise<string> {
   if (resource.text) return resource.text();

@@ -8,7 +8,7 @@ import { textError, validationResult } from './errors.js';
 import { argumentProblems } from './inputs.js';
 import { isRecord } from './output.js';
 import { sessionElicits } from './confirm.js';
-import { hasGateway, reachableTools, selectTools, serverInstructions, toolListEntry, toolListing, unreachableReason } from './listing.js';
+import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
 import { secretForms } from './secrets.js';
 import { registerPrompts } from './prompts.js';
@@ -25,6 +25,7 @@ import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Ext
  */
 export function createMcpServer(options: EngineOptions): McpServer {
   const { config, catalog } = options;
+  const surface = sessionSurface(catalog, config);
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Support-Agent Workspace' },
     {
@@ -34,15 +35,15 @@ export function createMcpServer(options: EngineOptions): McpServer {
         ...(options.taskStore ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
       taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
-      instructions: serverInstructions(catalog, config),
+      instructions: surface.instructions,
     },
   );
   const session: Session = {
     options,
     api: options.client.forKey(options.apiKey),
     server: server.server,
-    toolsByName: new Map(reachableTools(catalog, config).map((tool) => [tool.name, tool])),
-    catalogByName: new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool])),
+    toolsByName: surface.toolsByName,
+    catalogByName: surface.catalogByName,
     keyForms: secretForms(options.apiKey, { apiKey: true }),
   };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
@@ -78,7 +79,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
   });
 
   registerResources(server, catalog, config, session.toolsByName, execute);
-  registerViews(server, selectTools(catalog, config));
+  registerViews(server, surface.listed);
   registerPrompts(server, catalog, session.toolsByName);
   guardConstructorArguments(server);
   return server;

@@ -57,9 +57,9 @@ export interface Session {
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
   /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
-  toolsByName: Map<string, ToolDefinition>;
+  toolsByName: ReadonlyMap<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
-  catalogByName: Map<string, ToolDefinition>;
+  catalogByName: ReadonlyMap<string, ToolDefinition>;
   /** Every form of the session's API key that a result must not show (`secretForms`). */
   keyForms: readonly string[];
 }
