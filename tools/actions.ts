@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, nonBlank, PASS_THROUGH, preview } from './common.js';
+import { defined, nonBlank, PASS_THROUGH, preview, records } from './common.js';
 import { shape } from './shapes.js';
 import { fieldOf, previewAssignAction } from './effects.js';
 
@@ -94,15 +94,6 @@ const STEP_ERRORS = {
 };
 
 type Classified = Record<string, unknown> & { kind: 'attribute' | 'action' | 'unknown' };
-
-function records(response: unknown): Record<string, unknown>[] {
-  if (Array.isArray(response)) return response.filter(isRecord);
-  if (isRecord(response)) {
-    const array = Object.values(response).find(Array.isArray);
-    if (array) return (array as unknown[]).filter(isRecord);
-  }
-  return [];
-}
 
 const listActions = defineTool({
   name: 'list_actions',

@@ -5,7 +5,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
 import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
-import { defined, PASS_THROUGH } from './common.js';
+import { defined, PASS_THROUGH, records } from './common.js';
 import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
 
@@ -194,7 +194,7 @@ async function compareDraft(input: { draftArticleId: string }, context: ToolCont
   const folder = comparison.fields.find((field) => field.field === 'parentFolderId');
   if (folder) {
     const listed = await context.call('list_folders', {});
-    const names = new Map((Array.isArray(listed) ? listed : []).filter(isRecord).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
+    const names = new Map(records(listed).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
     folder.afterName = names.get(String(folder.after));
   }
   return comparison;

@@ -3,6 +3,7 @@ import type { WriteStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ToolFailure } from '../src/engine/errors.js';
+import { isRecord } from '../src/engine/output.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -35,6 +36,16 @@ export function searchText(description: string) {
 /** Shortens message text in compact views, saying so; the full view has it whole. */
 export function preview(text: unknown, length = 240): unknown {
   return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}… [${text.length - length} more characters: view "full"]` : text;
+}
+
+/** The records of a list response: a bare array, or the first array of an object that wraps one. */
+export function records(response: unknown): Record<string, unknown>[] {
+  if (Array.isArray(response)) return response.filter(isRecord);
+  if (isRecord(response)) {
+    const array = Object.values(response).find(Array.isArray);
+    if (array) return (array as unknown[]).filter(isRecord);
+  }
+  return [];
 }
 
 /** The record without its empty (undefined or null) fields. */

@@ -33,11 +33,8 @@ const filters = {
 
 /** The same filters, described once in export_conversations: every listed token costs every user. */
 const terseFilters = {
-  since: timeInput('Default 7d ago.').optional(),
-  until: timeInput('Default now.').optional(),
-  botId: z.string().min(1).optional(),
+  ...filters,
   source: sourceFilter,
-  channel: channelFilter,
   question: searchText('Customer text.').optional(),
   answer: searchText('Answer text.').optional(),
   csat: csatFilter,

@@ -1,5 +1,6 @@
 import type { PreviewContext } from '../src/engine/define.js';
 import { isRecord } from '../src/engine/output.js';
+import { records } from './common.js';
 
 /**
  * Reads that previews share: the workspace's folders, agents and articles, named for the user.
@@ -14,20 +15,11 @@ export interface Lookup {
   failed?: string;
 }
 
-function listOf(response: unknown): Item[] {
-  if (Array.isArray(response)) return response.filter(isRecord);
-  if (isRecord(response)) {
-    const array = Object.values(response).find(Array.isArray);
-    if (array) return (array as unknown[]).filter(isRecord);
-  }
-  return [];
-}
-
 /** Reads a list route and indexes it by id; `what` names it in the failure line. */
 export async function lookup(context: PreviewContext, toolName: string, input: Item, what: string): Promise<Lookup> {
   const read = await context.read(toolName, input);
   if ('failed' in read) return { byId: new Map(), failed: `Could not read ${what} (${read.failed}).` };
-  return { byId: new Map(listOf(read.value).map((item) => [String(item.id), item])) };
+  return { byId: new Map(records(read.value).map((item) => [String(item.id), item])) };
 }
 
 export const readFolders = (context: PreviewContext) => lookup(context, 'list_folders', {}, 'the folders');

@@ -1,7 +1,7 @@
 import type { ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { DAY_MS } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { records } from './common.js';
 import type { ScanSummary } from './results.js';
 
 export const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -53,8 +53,7 @@ interface Page {
  */
 async function agentsToScan(context: ToolContext, botId: string | undefined): Promise<ScanSummary['agents']> {
   const listed = await context.call('list_agents', {});
-  const items = (Array.isArray(listed) ? listed : isRecord(listed) ? (Object.values(listed).find(Array.isArray) ?? []) : []).filter(isRecord);
-  const agents = items.map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' ? agent.name : null }));
+  const agents = records(listed).map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' ? agent.name : null }));
   if (botId === undefined) return agents;
   return [agents.find((agent) => agent.botId === botId) ?? { botId, agentName: null }];
 }
