@@ -1,7 +1,8 @@
 /**
- * The structured results that the views (src/views, built for the browser) read. Tools build
- * them; views import these types. This module imports nothing, so the browser build can take it
- * whole, and the two sides cannot drift apart.
+ * The structured results that the views (src/views, built for the browser) read, and how both
+ * sides format their figures. Tools build the results; views import these types and formatters.
+ * This module imports nothing, so the browser build can take it whole, and the two sides cannot
+ * drift apart.
  */
 
 /** One line of a hunk with its line numbers on each side, so a side-by-side view can place it. */
@@ -144,3 +145,8 @@ export interface ScanSummary {
 
 /** conversation_stats. */
 export type StatsResult = Stats & ScanSummary;
+
+/** A negative rate as the text and the view show it. */
+export const formatPercent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
+/** A CSAT mean as the text and the view show it. */
+export const formatMean = (value: number | null) => (value === null ? '-' : value.toFixed(2));

@@ -1,7 +1,7 @@
 import { isRecord } from '../src/engine/output.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
-import type { ArticleCount, Counts, Dimension, Group, Stats, StatsResult } from './results.js';
+import { formatMean, formatPercent, type ArticleCount, type Counts, type Dimension, type Group, type Stats, type StatsResult } from './results.js';
 
 const TOP_ARTICLES = 5;
 
@@ -125,11 +125,9 @@ export class ConversationStats {
   }
 }
 
-const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
-const mean = (value: number | null) => (value === null ? '-' : value.toFixed(2));
 
 function row(label: string, counts: Counts): string {
-  return `| ${label} | ${counts.conversations} | ${counts.answers} | ${counts.thumbsUp} | ${counts.thumbsDown} | ${percent(counts.negativeRate)} | ${counts.unresolvedNegative} | ${counts.csat.count} | ${mean(counts.csat.mean)} | ${counts.escalations} |`;
+  return `| ${label} | ${counts.conversations} | ${counts.answers} | ${counts.thumbsUp} | ${counts.thumbsDown} | ${formatPercent(counts.negativeRate)} | ${counts.unresolvedNegative} | ${counts.csat.count} | ${formatMean(counts.csat.mean)} | ${counts.escalations} |`;
 }
 
 const HEADER = '| conversations | answers | thumbs up | thumbs down | negative | unresolved negative | CSAT ratings | CSAT mean | escalations |';

@@ -5,7 +5,7 @@ import './stats.css';
 import { drawChart } from '../common/chart.js';
 import { el, figureTable, isRecord, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import type { Counts, Dimension, Group, StatsResult } from '../../../tools/results.js';
+import { formatMean, formatPercent, type Counts, type Dimension, type Group, type StatsResult } from '../../../tools/results.js';
 
 const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */
@@ -22,17 +22,15 @@ let app: App | undefined;
 let input: Record<string, unknown> = {};
 let stats: StatsResult | undefined;
 
-const percent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
-const mean = (value: number | null) => (value === null ? '-' : value.toFixed(2));
 
 const GROUP_COLUMNS: Column<Group>[] = [
   { label: 'conversations', cell: (group) => group.conversations, numeric: true },
   { label: 'answers', cell: (group) => group.answers, numeric: true },
   { label: 'thumbs up', cell: (group) => group.thumbsUp, numeric: true },
   { label: 'thumbs down', cell: (group) => group.thumbsDown, numeric: true },
-  { label: 'negative rate', cell: (group) => percent(group.negativeRate), numeric: true },
+  { label: 'negative rate', cell: (group) => formatPercent(group.negativeRate), numeric: true },
   { label: 'unresolved negative', cell: (group) => group.unresolvedNegative, numeric: true },
-  { label: 'CSAT mean', cell: (group) => mean(group.csat.mean), numeric: true },
+  { label: 'CSAT mean', cell: (group) => formatMean(group.csat.mean), numeric: true },
   { label: 'escalations', cell: (group) => group.escalations, numeric: true },
 ];
 
@@ -85,7 +83,7 @@ function csatFigure(total: Counts): HTMLElement {
   const ratings = Object.entries(total.csat.distribution).map(([rating, count]) => ({ rating: Number(rating), count }));
   const chart = el('div', { className: 'chart' });
   const table = figureTable(
-    `CSAT ratings (${total.csat.count}, mean ${mean(total.csat.mean)})`,
+    `CSAT ratings (${total.csat.count}, mean ${formatMean(total.csat.mean)})`,
     [
       { label: 'rating', cell: (row) => row.rating, numeric: true },
       { label: 'ratings', cell: (row) => row.count, numeric: true },
