@@ -8,10 +8,10 @@ const MAX_LINES_PER_FIELD = 24;
 
 const FLAG_FIELDS = ['active', 'public', 'escalation'] as const;
 /** The article fields a write may set; everything else in the input is an id or an engine option. */
-export const CONTENT_FIELDS = ['title', ...ARTICLE_TEXT_FIELDS, ...ARTICLE_LIST_FIELDS, ...FLAG_FIELDS, 'misc', 'parentFolderId'] as const;
+const CONTENT_FIELDS = ['title', ...ARTICLE_TEXT_FIELDS, ...ARTICLE_LIST_FIELDS, ...FLAG_FIELDS, 'misc', 'parentFolderId'] as const;
 
 /** The article as it will be after a write that sets the content fields given in `input`. */
-export function withChanges(article: Item, input: Item): Item {
+function withChanges(article: Item, input: Item): Item {
   const changes = Object.fromEntries(CONTENT_FIELDS.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));
   return { ...article, ...changes };
 }
@@ -20,7 +20,7 @@ export function withChanges(article: Item, input: Item): Item {
  * Field-level changes from one article state to another, one entry per field: title and flags as
  * old -> new, bodies as a line diff, questions and keywords as added and removed items.
  */
-export function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
+function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
   const { quote } = context;
   const changes: string[] = [];
   // A new article (no before) is listed whole: values rather than changes.
@@ -64,7 +64,7 @@ function bodyDiff(context: PreviewContext, before: string, after: string): strin
 
 
 /** `"Title" (id, version n)`. */
-export function describeArticle(context: PreviewContext, article: Item): string {
+function describeArticle(context: PreviewContext, article: Item): string {
   return `${context.quote(article.title)} (${String(article.id)}, version ${String(article.version ?? '?')})`;
 }
 

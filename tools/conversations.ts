@@ -12,7 +12,6 @@ import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilte
 import { GROUP_BY, type ScanSummary } from './results.js';
 import { ConversationStats, renderStats } from './stats.js';
 
-export { splitWindow } from './scan.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 

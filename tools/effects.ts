@@ -27,10 +27,10 @@ export const readAgents = (context: PreviewContext) => lookup(context, 'list_age
 export const readArticles = (context: PreviewContext, articleIds: string[]) => lookup(context, 'get_articles', { articleIds }, 'the article(s)');
 
 /** `"Name" (id)`, or the bare id with a note when the id is not in the lookup. */
-export function named(context: PreviewContext, items: Lookup, id: unknown, field = 'name'): string {
+export function named(context: PreviewContext, items: Lookup, id: unknown): string {
   const item = items.byId.get(String(id));
   if (!item) return items.failed ? String(id) : `${String(id)} (not found)`;
-  return `${context.quote(item[field])} (${String(id)})`;
+  return `${context.quote(item.name)} (${String(id)})`;
 }
 
 /** Agents that answer from a folder: those assigned to it or to any folder above it. */
@@ -47,7 +47,7 @@ export function agentsOfFolder(folders: Lookup, folderId: unknown): string[] {
 }
 
 /** Every folder below one, at any depth. */
-export function subfoldersOf(folders: Lookup, folderId: string): Item[] {
+function subfoldersOf(folders: Lookup, folderId: string): Item[] {
   const below: Item[] = [];
   const queue = [folderId];
   while (queue.length) {

@@ -158,7 +158,7 @@ function renderChange(change: PathChange, quote: Quote): string[] {
 }
 
 /** Text rendering of compare_rule_versions: the two versions, then one line (or one diff) per changed path. */
-export function renderRuleComparison(data: unknown, quote: Quote): string {
+function renderRuleComparison(data: unknown, quote: Quote): string {
   const result = data as RuleComparison;
   const side = (version: Record<string, unknown>) =>
     `${String(version.versionId)} (version ${String(version.version)}, ${String(version.status ?? 'status unknown')}${version.active ? ', active' : ''}, created ${String(version.createdAt)} by ${String(version.createdBy)})`;
