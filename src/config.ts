@@ -5,6 +5,7 @@ import path from 'node:path';
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
 export type LogFormat = 'json' | 'pretty';
+export type AuthMode = 'key' | 'oauth';
 
 /** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
 export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
@@ -55,6 +56,18 @@ export interface Config {
   drainMs: number;
   /** How long a task lives without a heartbeat from the node running it (Redis task store). */
   taskTtlMs: number;
+  /** Where one node keeps what must survive a restart (spent tokens, OAuth state); Redis holds it instead when set. */
+  stateDir: string;
+  /** `key`: clients bring a workspace key in the Authorization header; `oauth`: this server is also an OAuth 2.1 authorization server for its /mcp. */
+  auth: AuthMode;
+  /** The origin clients reach this server at (OAuth issuer and resource); with --sandbox, defaults to the loopback address it listens on. */
+  publicUrl?: string;
+  /** Key material of OAuth grants (encrypted API keys, signed state); at least 32 characters. */
+  authSecret?: string;
+  /** Generated conversations the sandbox adds to its seed (0: the seed alone). */
+  sandboxConversations: number;
+  /** The sandbox's throttle: a budget, `off`, or undefined for the spec's 100 per 60 s. */
+  sandboxRateLimit?: RateLimit | 'off';
 }
 
 export class ConfigError extends Error {
@@ -103,7 +116,13 @@ export const OPTIONS: Option[] = [
   { env: 'SVC_PROVIDER_NAMES', flag: '--provider-names', value: 'LIST', help: 'Wire names of the provider kinds the spec hides, as notes=NAME,helpcenter=NAME,wiki=NAME,drive=NAME (kinds left out keep their default).', defaultText: 'the sandbox\'s names: notes, helpcenter, wiki, drive' },
   { env: 'SVC_DRAIN_MS', flag: '--drain-ms', value: 'MS', help: 'On SIGTERM, how long calls in flight (and, over HTTP, tasks) may take to finish before the process exits; HTTP tasks still running then end as failed.', default: '10000' },
   { env: 'SVC_TASK_TTL_MS', flag: '--task-ttl-ms', value: 'MS', help: 'With SVC_REDIS_URL, how long a task lives without a heartbeat from its node before it ends as failed (a node that died).', default: '30000' },
+  { env: 'SVC_STATE_DIR', flag: '--state-dir', value: 'DIR', help: 'Where this node keeps what must survive a restart: spent confirmation tokens (with SVC_CONFIRM_SECRET), OAuth registrations, grants and encrypted keys. With SVC_REDIS_URL that state lives in Redis instead.', defaultText: '$XDG_STATE_HOME/svc-mcp, else ~/.local/state/svc-mcp' },
+  { env: 'SVC_AUTH', flag: '--auth', value: 'key|oauth', help: 'key: HTTP clients send a workspace key as Authorization: Bearer svc_...; oauth: this server is also the OAuth 2.1 authorization server for its /mcp, so hosted connectors (Claude, ChatGPT) can sign in (needs --transport http and SVC_PUBLIC_URL; bearer keys still work).', default: 'key' },
+  { env: 'SVC_PUBLIC_URL', flag: '--public-url', value: 'URL', help: 'The origin clients reach this server at (https in production; loopback http allowed): the OAuth issuer, and /mcp under it the protected resource.', defaultText: 'with --sandbox, http://127.0.0.1:<port>; else required by --auth oauth' },
+  { env: 'SVC_AUTH_SECRET', flag: '--auth-secret', value: 'SECRET', help: 'At least 32 characters; the keys that encrypt stored API keys and sign OAuth state are derived from it. Every node of a fleet needs the same one. Prefer the environment: flags show in process lists.', defaultText: 'with --sandbox, random per process; else required by --auth oauth' },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
+  { env: 'SVC_SANDBOX_CONVERSATIONS', flag: '--sandbox-conversations', value: 'N', help: 'Add N generated conversations to the sandbox, spread over the last 365 days across its agents, sources and channels (the same N gives the same data).', default: '0' },
+  { env: 'SVC_SANDBOX_RATE_LIMIT', flag: '--sandbox-rate-limit', value: 'N/Ts|off', help: 'The sandbox\'s throttle, such as 100/60s, or off.', defaultText: "the spec's 100/60s" },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -290,10 +309,17 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
     taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),
     providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
+    stateDir: path.resolve(text('SVC_STATE_DIR') ?? defaultStateDir(env)),
+    auth: parseAuthMode(from('SVC_AUTH'), setting('SVC_AUTH')),
+    publicUrl: text('SVC_PUBLIC_URL') === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), text('SVC_PUBLIC_URL')!),
+    authSecret: text('SVC_AUTH_SECRET'),
+    sandboxConversations: parseInteger(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS'), 0, 10_000_000),
+    sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
   }
+  checkAuth(config, from);
   if (!config.sandbox) {
     if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
     if (!config.apiKey && config.transport === 'stdio') {
@@ -301,6 +327,56 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
   }
   return config;
+}
+
+/** `$XDG_STATE_HOME/svc-mcp`, else `~/.local/state/svc-mcp` (design section 10). */
+function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state'), 'svc-mcp');
+}
+
+function parseAuthMode(name: string, text: string): AuthMode {
+  if (text !== 'key' && text !== 'oauth') throw new ConfigError(`${name} must be key or oauth (got "${text}")`);
+  return text;
+}
+
+/** An origin: https, or http on a loopback host; no path, query or credentials. */
+export function parsePublicUrl(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ConfigError(`${name} must be the origin clients reach this server at, such as https://mcp.example.com (got "${text}")`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new ConfigError(`${name} must use https (plain http only on a loopback host such as 127.0.0.1) (got "${text}")`);
+  }
+  if (url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must be an origin with no path, query, fragment or credentials, such as https://mcp.example.com (got "${text}")`);
+  }
+  return url.origin;
+}
+
+function parseSandboxRateLimit(name: string, text: string | undefined): RateLimit | 'off' | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim().toLowerCase() === 'off') return 'off';
+  return parseRateLimit(text, name);
+}
+
+/** OAuth serves browsers and hosted clients over HTTP: it needs that transport, the public origin and a secret to derive keys from. */
+function checkAuth(config: Config, from: (name: string) => string): void {
+  if (config.auth !== 'oauth') return;
+  if (config.transport !== 'http') throw new ConfigError(`${from('SVC_AUTH')}=oauth needs the HTTP transport (--transport http): OAuth clients connect over HTTP`);
+  if (!config.publicUrl && !config.sandbox) {
+    throw new ConfigError(`${from('SVC_AUTH')}=oauth needs SVC_PUBLIC_URL, the origin clients reach this server at (for example https://mcp.example.com)`);
+  }
+  if (config.authSecret === undefined) {
+    if (!config.sandbox) throw new ConfigError(`${from('SVC_AUTH')}=oauth needs SVC_AUTH_SECRET (at least 32 characters, the same on every node): stored keys are encrypted under it`);
+    config.authSecret = randomBytes(32).toString('base64url');
+  } else if (config.authSecret.length < 32) {
+    throw new ConfigError(`${from('SVC_AUTH_SECRET')} must be at least 32 characters (the value was not printed)`);
+  }
 }
 
 export function helpText(): string {

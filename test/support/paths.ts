@@ -5,6 +5,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const SNAPSHOT_PATH = path.join(ROOT, 'test/snapshots/tools-list.json');
 export const MANIFEST_PATH = path.join(ROOT, 'manifest.json');
 export const README_PATH = path.join(ROOT, 'README.md');
+/** The pages the README links for the generated tool and configuration tables. */
+export const TOOLS_PAGE_PATH = path.join(ROOT, 'tools/README.md');
+export const CONFIG_PAGE_PATH = path.join(ROOT, 'src/CONFIGURATION.md');
 export const TABLE_START = '<!-- tools:start -->';
 export const TABLE_END = '<!-- tools:end -->';
 export const CHOICES_PATH = path.join(ROOT, 'src/sandbox/CHOICES.md');

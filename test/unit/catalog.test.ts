@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { objectShape } from '../../src/engine/inputs.js';
 import { catalog } from '../../tools/index.js';
 import { between, defaultToolList, manifestTools, readmeConfigTable, readmeToolTable } from '../support/catalog-views.js';
-import { CONFIG_END, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START } from '../support/paths.js';
+import { CONFIG_END, CONFIG_PAGE_PATH, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START, TOOLS_PAGE_PATH } from '../support/paths.js';
 
 const tools = catalog.flatMap((group) => group.tools);
 const REGENERATE = 'run `npm run snapshot` and review the diff';
@@ -98,19 +98,19 @@ describe('derived files', () => {
     const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));
     expect(manifest.tools, REGENERATE).toEqual(manifestTools());
   });
-  it('the README tool table is generated from the catalog', () => {
-    const readme = readFileSync(README_PATH, 'utf8');
-    expect(between(readme, TABLE_START, TABLE_END), REGENERATE).toBe(readmeToolTable());
+  it('the tool table the README links is generated from the catalog', () => {
+    const page = readFileSync(TOOLS_PAGE_PATH, 'utf8');
+    expect(between(page, TABLE_START, TABLE_END), REGENERATE).toBe(readmeToolTable());
   });
-  it('the README configuration table is generated from the options', () => {
-    const readme = readFileSync(README_PATH, 'utf8');
-    expect(between(readme, CONFIG_START, CONFIG_END), REGENERATE).toBe(readmeConfigTable());
+  it('the configuration table the README links is generated from the options', () => {
+    const page = readFileSync(CONFIG_PAGE_PATH, 'utf8');
+    expect(between(page, CONFIG_START, CONFIG_END), REGENERATE).toBe(readmeConfigTable());
   });
   it('the README stays short and every file it links exists', () => {
     const readme = readFileSync(README_PATH, 'utf8');
     expect(readme.split('\n').length).toBeLessThan(350);
     const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
-    expect(links).toContain('src/sandbox/CHOICES.md');
+    expect(links).toEqual(expect.arrayContaining(['src/sandbox/CHOICES.md', 'tools/README.md', 'src/CONFIGURATION.md']));
     for (const link of links) expect(existsSync(path.join(ROOT, link)), link).toBe(true);
   });
 });
