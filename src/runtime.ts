@@ -10,6 +10,8 @@ import { createLogger, type Logger } from './log.js';
 import { stopTelemetry } from './telemetry.js';
 import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import { RunningTasks } from './engine/tasks.js';
+import { FileStateStore } from './state/file-store.js';
+import { MemoryStateStore, type StateStore } from './state/store.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
 
@@ -21,6 +23,8 @@ export interface Runtime {
   limiters: LimiterRegistry;
   client: ApiClient;
   spentTokens: SpentTokens;
+  /** What must outlive a request: in Redis for a fleet, under SVC_STATE_DIR when it must survive a restart, else in memory. */
+  state: StateStore;
   taskStore: TaskStore;
   runningTasks: RunningTasks;
   sandbox?: Sandbox;
@@ -43,7 +47,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
   const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, redisUrl: config.redisUrl, logger });
   await limiters.start();
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
-  const fleet = config.redisUrl ? await fleetState(config.redisUrl, config.taskTtlMs, logger) : localState();
+  const fleet = config.redisUrl ? await fleetState(config.redisUrl, config.taskTtlMs, logger) : await localState(config);
   return {
     config,
     catalog,
@@ -51,6 +55,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     limiters,
     client,
     spentTokens: fleet.spentTokens,
+    state: fleet.state,
     taskStore: fleet.taskStore,
     runningTasks: new RunningTasks(),
     sandbox,
@@ -66,26 +71,54 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
 
 interface SharedState {
   spentTokens: SpentTokens;
+  state: StateStore;
   taskStore: TaskStore;
   close(): void;
 }
 
-function localState(): SharedState {
+/**
+ * One node's state. It must survive a restart when a token may outlive the process (a given
+ * SVC_CONFIRM_SECRET signs tokens the next start still accepts) and for OAuth grants; then it lives
+ * under SVC_STATE_DIR, and a folder that cannot be used stops the start with the reason.
+ */
+async function localState(config: Config): Promise<SharedState> {
   const taskStore = new InMemoryTaskStore();
-  return { spentTokens: new MemorySpentTokens(), taskStore, close: () => taskStore.cleanup() };
+  const state = config.confirmSecretGiven || config.auth === 'oauth' ? await openStateDir(config.stateDir) : new MemoryStateStore();
+  return {
+    spentTokens: new MemorySpentTokens(),
+    state,
+    taskStore,
+    close() {
+      taskStore.cleanup();
+      state.close();
+    },
+  };
+}
+
+async function openStateDir(dir: string): Promise<StateStore> {
+  try {
+    return await FileStateStore.open(dir);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(
+      `SVC_STATE_DIR=${dir} cannot be used (${reason}): with SVC_CONFIRM_SECRET or SVC_AUTH=oauth this node keeps spent tokens and grants there so they survive a restart. Point SVC_STATE_DIR at a folder this user can write, or share the state through SVC_REDIS_URL.`,
+    );
+  }
 }
 
 /** With Redis, tasks and spent confirmation tokens are the fleet's, not this process's; loaded only then, like the shared rate budget. */
 async function fleetState(url: string, taskTtlMs: number, logger: Logger): Promise<SharedState> {
-  const [{ connectRedis }, { RedisSpentTokens }, { RedisTaskStore }] = await Promise.all([
+  const [{ connectRedis }, { RedisSpentTokens }, { RedisTaskStore }, { RedisStateStore }] = await Promise.all([
     import('./fleet/redis.js'),
     import('./fleet/redis-spent-tokens.js'),
     import('./fleet/redis-task-store.js'),
+    import('./fleet/redis-state.js'),
   ]);
-  const { client } = connectRedis(url, logger, 'tasks, confirmation tokens');
+  const { client } = connectRedis(url, logger, 'tasks, confirmation tokens, state');
   const taskStore = new RedisTaskStore(client, taskTtlMs);
   return {
     spentTokens: new RedisSpentTokens(client),
+    state: new RedisStateStore(client),
     taskStore,
     close() {
       taskStore.close();

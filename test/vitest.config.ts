@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
@@ -18,6 +19,8 @@ export default defineConfig({
     isolate: false,
     // Timing is asserted where it matters; a CPU-bound test on a busy machine should not fail for it.
     testTimeout: 20_000,
+    // Servers that tests start from process.env keep their state in a temporary folder, never the user's home.
+    env: { SVC_STATE_DIR: path.join(os.tmpdir(), 'svc-mcp-test-state') },
     // `npm run coverage`: the server's own code as the in-process tests run it, summed per folder
     // by test/support/coverage-by-folder.ts.
     coverage: {

@@ -8,7 +8,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { stdioServer } from '../../src/transports/stdio.js';
 import { svcMcpCommand } from './built.js';
-import { ROOT } from './paths.js';
+import { ROOT, TEST_STATE_DIR } from './paths.js';
 
 export interface Connection {
   client: Client;
@@ -32,7 +32,7 @@ export interface ConnectOptions {
  * the one `svc-mcp` serves over stdio. Every message is passed through JSON, as on a wire.
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'info', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env });
   let stderr = '';
   const logger = createLogger(config.logLevel, 'json', {
     write: (line: string) => {
@@ -71,7 +71,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
     command: process.execPath,
     args: [...(await svcMcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,3 +14,5 @@ export const TABLE_END = '<!-- tools:end -->';
 export const CHOICES_PATH = path.join(ROOT, 'src/sandbox/CHOICES.md');
 export const CONFIG_START = '<!-- config:start -->';
 export const CONFIG_END = '<!-- config:end -->';
+/** Where servers started by tests keep their state (SVC_STATE_DIR), so no test writes into the user's home. */
+export const TEST_STATE_DIR = path.join(os.tmpdir(), `svc-mcp-test-state-${process.pid}`);
