@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineDiff, listChanges, pathDiff, wordChanges } from '../../tools/diff.js';
+import { lineDiff, listChanges, passageDiff, pathDiff } from '../../tools/diff.js';
 import { compareArticle } from '../../tools/article-review.js';
 
 describe('pathDiff', () => {
@@ -24,7 +24,7 @@ describe('pathDiff', () => {
 });
 
 describe('text and list diffs', () => {
-  it('numbers the lines of each side and finds a changed word in a long line', () => {
+  it('numbers the lines of each side, and reads a changed word in a long line as its whole sentence between its neighbours', () => {
     const hunks = lineDiff('one\ntwo\nthree\nfour', 'one\ntwo\n3\nfour\nfive');
     expect(hunks).toHaveLength(1);
     expect(hunks[0].lines.filter((line) => line.mark !== ' ')).toEqual([
@@ -32,9 +32,11 @@ describe('text and list diffs', () => {
       { mark: '+', text: '3', newLine: 3 },
       { mark: '+', text: 'five', newLine: 5 },
     ]);
-    expect(wordChanges('Return it within 30 days of delivery for a refund.', 'Return it within 45 days of delivery for a refund.')).toEqual([
-      { before: 'Return it within 30 days of delivery', after: 'Return it within 45 days of delivery' },
+    const before = 'Keep the tags on. Return it within 30 days of delivery for a refund. Labels cost $5.95.\nFinal Sale items stay sold.';
+    expect(passageDiff(before, before.replace('30 days', '45 days'))).toEqual([
+      { leading: 'Keep the tags on.', removed: ['Return it within 30 days of delivery for a refund.'], added: ['Return it within 45 days of delivery for a refund.'], trailing: 'Labels cost $5.95.' },
     ]);
+    expect(passageDiff(before, `${before}\nGift cards never expire.`)).toEqual([{ leading: 'Final Sale items stay sold.', removed: [], added: ['Gift cards never expire.'] }]);
   });
 
   it('counts reordered list items as neither added nor removed', () => {
@@ -48,7 +50,7 @@ describe('compareArticle', () => {
     const draft = { ...live, id: 'draft', isDraft: true, originalArticleId: 'live', originalArticleVersion: 3, escalation: true, parentFolderId: 'f2', public: null };
     const comparison = compareArticle(draft, { ...live, public: undefined });
     expect(comparison.fields.map((field) => field.field)).toEqual(['escalation']);
-    expect(comparison.outcome).toBe('changes');
+    expect(comparison.verdict).toBe('changes');
   });
   it('shows a new article\'s folder, and says a published draft can be published again', () => {
     const comparison = compareArticle({ id: 'draft', title: 'T', parentFolderId: 'f2', isDraft: true, isDraftPublished: true }, undefined);
