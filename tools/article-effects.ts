@@ -109,7 +109,7 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
   lines.push(`Overwrites live article ${describeArticle(context, live)}: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`);
   if (compareArticle(published, live).verdict === 'stale') {
     lines.push(
-      `STALE: the draft was made from version ${String(draft.originalArticleVersion)}, and the live article was changed since (now version ${version ?? '?'}): publishing overwrites those changes (compare_article_draft shows them).`,
+      `STALE: the draft was made from version ${String(draft.originalArticleVersion)}, but the live article is now at version ${version ?? '?'}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
     );
   }
   // Publishing replaces the content; the live article keeps its folder.

@@ -11,7 +11,7 @@ import { shape } from './shapes.js';
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
-const ERRORS_400 = 'ruleId must be a UUID of an intent rule (the version routes refuse business rules)';
+const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only), ruleId is not a UUID, or a path parameter is empty';
 const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
 
 /**
