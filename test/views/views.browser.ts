@@ -44,13 +44,13 @@ async function expectPeopleText(frame: Frame): Promise<void> {
 }
 
 /** Runs `check` with a hostile name in the sandbox's state, then puts the realistic one back. */
-async function withHostile<T extends Record<string, unknown>>(record: T, field: keyof T & string, check: () => Promise<void>): Promise<void> {
+async function withHostile<T extends Record<K, string>, K extends string>(record: T, field: K, check: () => Promise<void>): Promise<void> {
   const realistic = record[field];
-  (record as Record<string, unknown>)[field] = `${HOSTILE} ${String(realistic)}`;
+  record[field] = `${HOSTILE} ${realistic}` as T[K];
   try {
     await check();
   } finally {
-    (record as Record<string, unknown>)[field] = realistic;
+    record[field] = realistic;
   }
 }
 
