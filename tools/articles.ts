@@ -192,9 +192,13 @@ const deleteArticle = defineTool({
 
 const MAX_DRAFTS = 20;
 
+type DraftIds = { draftArticleId?: string; draftArticleIds?: string[] };
+/** The drafts asked for, by either field, each once. */
+const draftIdsOf = (input: DraftIds) => [...new Set([...(input.draftArticleId ? [input.draftArticleId] : []), ...(input.draftArticleIds ?? [])])];
+
 /** Every draft's verdict from two reads (drafts, then the live articles they came from), plus the folders when a new article needs its folder named. */
-async function reviewDrafts(input: { draftArticleId?: string; draftArticleIds?: string[] }, context: ToolContext): Promise<DraftReview> {
-  const ids = [...new Set([...(input.draftArticleId ? [input.draftArticleId] : []), ...(input.draftArticleIds ?? [])])];
+async function reviewDrafts(input: DraftIds, context: ToolContext): Promise<DraftReview> {
+  const ids = draftIdsOf(input);
   const pairs = await loadDraftPairs(context, ids);
   const notFound = ids.filter((id) => !pairs.has(id));
   const notDrafts = ids.filter((id) => pairs.has(id) && pairs.get(id)?.draft.isDraft !== true);
@@ -234,8 +238,8 @@ const compareArticleDraft = defineTool({
       draftArticleId: idInput().optional(),
       draftArticleIds: idList().max(MAX_DRAFTS, `must hold at most ${MAX_DRAFTS} ids`).optional(),
     })
-    .refine((input) => input.draftArticleId !== undefined || (input.draftArticleIds?.length ?? 0) > 0, { message: 'give draftArticleId or draftArticleIds', path: ['draftArticleId'] })
-    .refine((input) => new Set([...(input.draftArticleId ? [input.draftArticleId] : []), ...(input.draftArticleIds ?? [])]).size <= MAX_DRAFTS, {
+    .refine((input) => draftIdsOf(input).length > 0, { message: 'give draftArticleId or draftArticleIds', path: ['draftArticleId'] })
+    .refine((input) => draftIdsOf(input).length <= MAX_DRAFTS, {
       message: `at most ${MAX_DRAFTS} drafts in one call`,
       path: ['draftArticleIds'],
     }),
