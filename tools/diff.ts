@@ -31,9 +31,17 @@ function terminated(text: string): string {
 /** Where one sentence ends and the next begins: after `.`, `!` or `?` and the spaces that follow. */
 const SENTENCE_BREAK = /(?<=[.!?])\s+(?=\S)/;
 
-/** A text as the sentences a reader takes in one at a time: each line cut after its sentence ends; blank lines hold none. */
+/**
+ * A text as the sentences a reader takes in one at a time: each line cut after its sentence ends;
+ * blank lines hold none, and trailing spaces are not part of a sentence (a change to them alone
+ * shows in the line diff).
+ */
 function sentencesOf(text: string): string[] {
-  return text.split('\n').flatMap((line) => line.split(SENTENCE_BREAK)).filter((sentence) => sentence.trim() !== '');
+  return text
+    .split('\n')
+    .flatMap((line) => line.split(SENTENCE_BREAK))
+    .map((sentence) => sentence.trimEnd())
+    .filter((sentence) => sentence.trim() !== '');
 }
 
 /**
