@@ -4,7 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, nonBlank, PASS_THROUGH, preview, records } from './common.js';
 import { shape } from './shapes.js';
-import { fieldOf, previewAssignAction } from './effects.js';
+import { fieldOf, previewAssignAction, previewUpdateAction } from './effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -95,6 +95,9 @@ const STEP_ERRORS = {
 
 type Classified = Record<string, unknown> & { kind: 'attribute' | 'action' | 'unknown' };
 
+/** What the API made, from the record it returns: alwaysGet decides. */
+const kindOf = (data: unknown) => (isRecord(data) && data.alwaysGet === true ? 'Attribute' : isRecord(data) && data.alwaysGet === false ? 'Action' : 'Action or attribute');
+
 const listActions = defineTool({
   name: 'list_actions',
   title: 'List actions and attributes',
@@ -143,17 +146,18 @@ const createAction = defineTool({
   group: 'actions',
   scope: 'write',
   description:
-    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); name and alwaysGet are required: the spec setup, step 1, names them. Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+  // The spec's setup names name and alwaysGet in this body without calling either required.
   input: z
     .object({
-      name: nonBlank(),
-      alwaysGet: z.boolean(),
+      name: z.string().optional(),
+      alwaysGet: z.boolean().optional(),
       description: z.string().nullable().optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
-  done: (data, input) => `${input.alwaysGet ? 'Attribute' : 'Action'} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
-  errors: { 400: 'name must be non-empty and alwaysGet a boolean' },
+  done: (data) => `${kindOf(data)} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
+  errors: { 400: 'check name and alwaysGet (a boolean)' },
 });
 
 const updateAction = defineTool({
@@ -174,6 +178,7 @@ const updateAction = defineTool({
     })
     .passthrough(),
   route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  preview: previewUpdateAction,
   done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
     400: 'check the schema fields: types string/number/boolean/array/object/date, sources metadata/jwt/apiResponse, apiResponse paths "<stepId>.<key>"',

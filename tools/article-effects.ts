@@ -1,6 +1,7 @@
 import type { PreviewContext } from '../src/engine/define.js';
-import { differs, listChanges, listOf, textDiff, textOf } from './diff.js';
+import { differs, lineDiff, listChanges, listOf, passageDiff, renderPassages, textOf } from './diff.js';
 import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from './results.js';
+import { compareArticle } from './article-review.js';
 import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
 /** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
@@ -18,7 +19,7 @@ function withChanges(article: Item, input: Item): Item {
 
 /**
  * Field-level changes from one article state to another, one entry per field: title and flags as
- * old -> new, bodies as a line diff, questions and keywords as added and removed items.
+ * old -> new, bodies as the sentences that change, questions and keywords as added and removed items.
  */
 function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
   const { quote } = context;
@@ -43,25 +44,27 @@ function articleChanges(context: PreviewContext, before: Item, after: Item, fold
     if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
     if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
   }
-  if (after.misc !== undefined && differs(before.misc, after.misc)) changes.push(`misc: ${before.misc === undefined ? 'set' : 'replaced'} (get_articles shows it)`);
+  // A publish writes the draft's origin and misc too (the spec's article record).
+  for (const field of ['origin', 'misc'] as const) {
+    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, (value) => quote(typeof value === 'string' ? value : JSON.stringify(value ?? null))));
+  }
   return changes;
 }
 
 /**
- * Only what changed in a body: the changed words with a little context when the edit sits inside
- * lines (a one-word edit in a long paragraph stays visible), else the changed lines. Each piece is
- * quoted as third-party text.
+ * What changes in a body, readable on its own: for a changed text, the sentences that change,
+ * whole, with the unchanged sentence on either side; a new text, line by line. Each sentence or
+ * line is quoted as third-party text.
  */
 function bodyDiff(context: PreviewContext, before: string, after: string): string[] {
   if (before === after) return [];
-  const { hunks, words } = textDiff(before, after);
-  const changed = words.length
-    ? words.flatMap((change) => [`    - ${context.quote(change.before)}`, `    + ${context.quote(change.after)}`])
-    : hunks.flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `    ${line.mark} ${context.quote(line.text)}`));
+  const passages = before === '' ? [] : passageDiff(before, after);
+  const changed = passages.length
+    ? renderPassages(passages, context.quote, '    ')
+    : lineDiff(before, after).flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `    ${line.mark} ${context.quote(line.text)}`));
   if (changed.length <= MAX_LINES_PER_FIELD) return changed;
-  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more changed lines (compare_article_draft or get_articles shows them all)`];
+  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more lines (compare_article_draft or get_articles shows them all)`];
 }
-
 
 /** `"Title" (id, version n)`. */
 function describeArticle(context: PreviewContext, article: Item): string {
@@ -104,10 +107,9 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
   }
   const version = typeof live.version === 'number' ? live.version : undefined;
   lines.push(`Overwrites live article ${describeArticle(context, live)}: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`);
-  const base = draft.originalArticleVersion;
-  if (typeof base === 'number' && version !== undefined && version > base) {
+  if (compareArticle(published, live).verdict === 'stale') {
     lines.push(
-      `STALE: the draft was made from version ${base}, but the live article is now at version ${version}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
+      `STALE: the draft was made from version ${String(draft.originalArticleVersion)}, but the live article is now at version ${version ?? '?'}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
     );
   }
   // Publishing replaces the content; the live article keeps its folder.

@@ -1,40 +1,61 @@
 import type { ToolContext } from '../src/engine/define.js';
 import { isRecord } from '../src/engine/output.js';
-import { differs, listChanges, listOf, renderHunks, textDiff, textOf, unifiedText, type Quote } from './diff.js';
-import { ARTICLE_COMPARED_FIELDS, ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS, type ArticleComparison, type FieldChange } from './results.js';
+import { differs, listChanges, listOf, renderHunks, renderPassages, textDiff, textOf, type Quote } from './diff.js';
+import { ARTICLE_COMPARED_FIELDS, ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS, VERDICTS, type ArticleComparison, type DraftReview, type FieldChange, type Verdict } from './results.js';
 
 type Article = Record<string, unknown>;
 
+const numberOr = (value: unknown) => (typeof value === 'number' ? value : null);
 
+/**
+ * How many versions the live article moved past the one the draft was made from for reasons
+ * other than this draft. A publish raises the live article's version by one, and the spec's
+ * `isDraftPublished` says whether this draft was published: that one step is its own, not a later
+ * change that publishing would undo. (A draft published more than once, then edited, still counts
+ * one step and reads as stale: the cautious side, since the spec keeps no count of publishes.)
+ */
+function foreignVersions(draft: Article, live: Article): number {
+  const liveVersion = numberOr(live.version);
+  const madeFrom = numberOr(draft.originalArticleVersion);
+  if (liveVersion === null || madeFrom === null) return 0;
+  return Math.max(0, liveVersion - madeFrom - (draft.isDraftPublished === true ? 1 : 0));
+}
 
-/** Field-level comparison; `live` undefined means the draft is shown whole, as a new article. */
+/**
+ * Field-level comparison of every field a publish writes; `live` undefined means the draft is
+ * shown whole, as a new article. A draft identical to its live article is `identical` even when
+ * the live article moved on: publishing then overwrites nothing.
+ */
 export function compareArticle(draft: Article, live: Article | undefined): ArticleComparison {
   const base: Article = live ?? {};
   const warnings: string[] = [];
   const originalId = typeof draft.originalArticleId === 'string' ? draft.originalArticleId : null;
   if (originalId && !live) warnings.push(`The live article ${originalId} this draft was made from no longer exists: publishing creates a new live article.`);
-  const liveVersion = typeof live?.version === 'number' ? live.version : null;
-  const draftVersion = typeof draft.originalArticleVersion === 'number' ? draft.originalArticleVersion : null;
-  const stale = liveVersion !== null && draftVersion !== null && liveVersion > draftVersion;
-  if (stale) {
-    warnings.push(`Stale draft: it was made from version ${draftVersion}, the live article is now at version ${liveVersion}. Publishing overwrites the later change(s); compare them first.`);
-  }
-  if (draft.isDraftPublished === true) warnings.push('This draft was already published once; publishing again writes it to the same live article once more (version + 1).');
+  const liveVersion = numberOr(live?.version);
+  const draftVersion = numberOr(draft.originalArticleVersion);
 
-  const fields = ARTICLE_COMPARED_FIELDS.filter((field) => (field !== 'parentFolderId' || !live) && differs(base[field], draft[field])).map(
+  // A new article is listed whole, but an empty misc says nothing.
+  const shown = (field: (typeof ARTICLE_COMPARED_FIELDS)[number]) => (live ? field !== 'parentFolderId' : !(isRecord(draft[field]) && Object.keys(draft[field]).length === 0));
+  const fields = ARTICLE_COMPARED_FIELDS.filter((field) => shown(field) && differs(base[field], draft[field])).map(
     (field): FieldChange => ({ field, ...(live ? { before: base[field] } : {}), after: draft[field] }),
   );
   const text = ARTICLE_TEXT_FIELDS.filter((field) => textOf(base[field]) !== textOf(draft[field])).map((field) => ({ field, ...textDiff(textOf(base[field]), textOf(draft[field])) }));
   const lists = ARTICLE_LIST_FIELDS.map((field) => ({ field, ...listChanges(listOf(base[field]), listOf(draft[field])) })).filter((list) => list.added.length || list.removed.length);
   const changed = fields.length + text.length + lists.length > 0;
+  const stale = live !== undefined && changed && foreignVersions(draft, live) > 0;
+  if (stale) {
+    warnings.push(
+      `Stale draft: it was made from version ${draftVersion}, and the live article, now at version ${liveVersion}, was changed since${draft.isDraftPublished === true ? ' (besides this draft\'s own publish)' : ''}. Publishing overwrites the later change(s); compare them first.`,
+    );
+  }
+  if (draft.isDraftPublished === true) warnings.push('This draft was already published once; publishing again writes it to the same live article once more (version + 1).');
   return {
     draftArticleId: String(draft.id),
     title: draft.title,
-    outcome: live ? (changed ? 'changes' : 'identical') : 'new',
+    verdict: !live ? 'new' : !changed ? 'identical' : stale ? 'stale' : 'changes',
     liveArticleId: live ? String(live.id) : null,
     liveVersion,
     originalArticleVersion: draftVersion,
-    stale,
     isDraftPublished: draft.isDraftPublished === true,
     draftCreatedAt: draft.createdAt,
     warnings,
@@ -65,37 +86,39 @@ export async function loadDraftPairs(context: ToolContext, draftIds: string[]): 
 }
 
 /**
- * The comparison in few tokens for results rendered as an outline: unified diff text instead of
- * numbered hunks, and no warnings (the caller lists them once, at the top of its result).
+ * The comparison in few tokens for results rendered as an outline: each text change as the
+ * sentences it replaces and the ones it writes, and no warnings (the caller lists them once, at
+ * the top of its result).
  */
 export function briefComparison(comparison: ArticleComparison): Record<string, unknown> {
+  const diff = comparison.text.flatMap((entry) =>
+    entry.passages.map((passage) => ({ field: entry.field, before: passage.removed.join(' ') || undefined, after: passage.added.join(' ') || undefined })),
+  );
   return {
-    outcome: comparison.outcome,
+    verdict: comparison.verdict,
     liveArticleId: comparison.liveArticleId ?? undefined,
-    stale: comparison.stale,
     fields: comparison.fields.length ? comparison.fields : undefined,
-    diff: comparison.text.length ? comparison.text.map((entry) => `${entry.field}:\n${unifiedText(entry.hunks)}`).join('\n') : undefined,
-    wordChanges: comparison.text.some((entry) => entry.words.length) ? comparison.text.flatMap((entry) => entry.words) : undefined,
+    diff: diff.length ? diff : undefined,
     lists: comparison.lists.length ? comparison.lists : undefined,
   };
 }
 
-/** Text rendering of compare_article_draft: verdict and warnings first, then each changed field. */
-export function renderArticleComparison(data: unknown, quote: Quote): string {
-  const comparison = data as ArticleComparison;
-  const lines: string[] = [];
-  const head =
-    comparison.outcome === 'new'
-      ? `Draft ${comparison.draftArticleId} ${quote(comparison.title)} is a NEW article: publishing creates a live article with the content below.`
-      : comparison.outcome === 'identical'
-        ? `Draft ${comparison.draftArticleId} ${quote(comparison.title)} matches live article ${comparison.liveArticleId} (version ${comparison.liveVersion}): publishing changes nothing.`
-        : `Draft ${comparison.draftArticleId} ${quote(comparison.title)} against live article ${comparison.liveArticleId} (live version ${comparison.liveVersion}, draft made from version ${comparison.originalArticleVersion}).`;
-  lines.push(head);
-  for (const warning of comparison.warnings) lines.push(`WARNING: ${warning}`);
+/** One draft: verdict and warnings first, then each changed field. */
+function renderOne(comparison: ArticleComparison, quote: Quote): string[] {
+  const draft = `Draft ${comparison.draftArticleId} ${quote(comparison.title)}`;
+  const live = `live article ${comparison.liveArticleId} (version ${comparison.liveVersion})`;
+  const head: Record<Verdict, string> = {
+    new: `${draft} is NEW: publishing creates a live article with the content below.`,
+    identical: `${draft} is IDENTICAL to ${live} in every field a publish writes: publishing changes nothing.`,
+    changes: `${draft} CHANGES ${live}, made from version ${comparison.originalArticleVersion}; publishing writes:`,
+    stale: `${draft} is STALE against ${live}, made from version ${comparison.originalArticleVersion}; publishing writes:`,
+  };
+  const lines = [head[comparison.verdict], ...comparison.warnings.map((warning) => `WARNING: ${warning}`)];
   for (const field of comparison.fields) {
-    // Flags and ids are the API's own values; titles and folder names are third-party text.
-    const name = (value: unknown, label?: string) => (label ? `${quote(label)} (${String(value)})` : typeof value === 'string' && field.field === 'title' ? quote(value) : String(value));
-    lines.push(comparison.outcome === 'new' ? `${field.field}: ${name(field.after, field.afterName)}` : `${field.field}: ${name(field.before)} -> ${name(field.after)}`);
+    // Flags are the API's own values; ids stay bare beside the folder's name; any other text was written by someone.
+    const show = (value: unknown, name?: string) =>
+      name ? `${quote(name)} (${String(value)})` : typeof value === 'boolean' || field.field === 'parentFolderId' ? String(value) : quote(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+    lines.push(comparison.verdict === 'new' ? `${field.field}: ${show(field.after, field.afterName)}` : `${field.field}: ${show(field.before)} -> ${show(field.after)}`);
   }
   for (const list of comparison.lists) {
     if (list.added.length) lines.push(`${list.field} added: ${quote(list.added.join(' | '))}`);
@@ -103,8 +126,22 @@ export function renderArticleComparison(data: unknown, quote: Quote): string {
   }
   for (const entry of comparison.text) {
     lines.push(`${entry.field}:`);
-    for (const change of entry.words) lines.push(`  changed: ${quote(change.before)} -> ${quote(change.after)}`);
-    lines.push(...renderHunks(entry.hunks, quote));
+    // A new text reads best as its lines; a changed one as the sentences that change.
+    lines.push(...(comparison.verdict === 'new' || entry.passages.length === 0 ? renderHunks(entry.hunks, quote) : renderPassages(entry.passages, quote)));
   }
+  return lines;
+}
+
+/** Text rendering of compare_article_draft: the verdicts counted when there are several, then each draft. */
+export function renderDraftReview(data: unknown, quote: Quote): string {
+  const review = data as DraftReview;
+  const lines: string[] = [];
+  if (review.drafts.length > 1) {
+    const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => `${review.verdicts[verdict]} ${verdict}`);
+    lines.push(`${review.drafts.length} drafts: ${counts.join(', ')}.`);
+  }
+  if (review.notFound?.length) lines.push(`No article with id ${review.notFound.join(', ')} in this workspace (list_articles type "draft" lists drafts).`);
+  if (review.notDrafts?.length) lines.push(`Live articles, not drafts: ${review.notDrafts.join(', ')}.`);
+  for (const comparison of review.drafts) lines.push(...(lines.length ? [''] : []), ...renderOne(comparison, quote));
   return lines.join('\n');
 }

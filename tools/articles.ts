@@ -4,7 +4,8 @@ import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
-import { compareArticle, loadDraftPairs, renderArticleComparison } from './article-review.js';
+import { compareArticle, loadDraftPairs, renderDraftReview } from './article-review.js';
+import type { DraftReview } from './results.js';
 import { defined, PASS_THROUGH, records } from './common.js';
 import { shape } from './shapes.js';
 import { fieldOf } from './effects.js';
@@ -35,10 +36,14 @@ const listArticles = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Lists knowledge-base articles, live (default) or drafts awaiting review, with ids, versions and folders. Text: get_articles.',
-  input: z.object({ type: z.enum(['live', 'draft']).optional() }),
+    'Lists knowledge-base articles, live (default) or drafts, with ids, versions and folders. Text: get_articles.',
+  input: z
+    .object({ type: z.enum(['live', 'draft']).optional(), pending: z.boolean().optional().describe('Drafts not yet published') })
+    .refine((input) => !input.pending || input.type !== 'live', { message: 'lists drafts: use it with type "draft"', path: ['pending'] })
+    // pending alone means drafts: the API has no such filter, so the tool asks for drafts and keeps the unpublished ones.
+    .transform((input) => (input.pending ? { ...input, type: 'draft' as const } : input)),
   route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'] },
-  transform: (articles) => ({ articles }),
+  transform: (articles, input) => ({ articles: input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles }),
   output: articleList,
   list: {
     items: 'articles',
@@ -185,31 +190,61 @@ const deleteArticle = defineTool({
   errors: { 404: NOT_FOUND },
 });
 
-async function compareDraft(input: { draftArticleId: string }, context: ToolContext): Promise<unknown> {
-  const id = input.draftArticleId;
-  const pair = (await loadDraftPairs(context, [id])).get(id);
-  if (!pair) throw new ToolFailure(`No article ${id} in this workspace; list_articles with type "draft" lists draft ids.`);
-  if (pair.draft.isDraft !== true) throw new ToolFailure(`${id} is a live article, not a draft; list_articles with type "draft" lists drafts (create_article_draft makes one).`);
-  const comparison = compareArticle(pair.draft, pair.live);
-  const folder = comparison.fields.find((field) => field.field === 'parentFolderId');
-  if (folder) {
-    const listed = await context.call('list_folders', {});
-    const names = new Map(records(listed).map((entry) => [String(entry.id), typeof entry.name === 'string' ? entry.name : undefined]));
-    folder.afterName = names.get(String(folder.after));
+const MAX_DRAFTS = 20;
+
+type DraftIds = { draftArticleId?: string; draftArticleIds?: string[] };
+/** The drafts asked for, by either field, each once. */
+const draftIdsOf = (input: DraftIds) => [...new Set([...(input.draftArticleId ? [input.draftArticleId] : []), ...(input.draftArticleIds ?? [])])];
+
+/** Every draft's verdict from two reads (drafts, then the live articles they came from), plus the folders when a new article needs its folder named. */
+async function reviewDrafts(input: DraftIds, context: ToolContext): Promise<DraftReview> {
+  const ids = draftIdsOf(input);
+  const pairs = await loadDraftPairs(context, ids);
+  const notFound = ids.filter((id) => !pairs.has(id));
+  const notDrafts = ids.filter((id) => pairs.has(id) && pairs.get(id)?.draft.isDraft !== true);
+  const drafts = ids.flatMap((id) => {
+    const pair = pairs.get(id);
+    return pair?.draft.isDraft === true ? [compareArticle(pair.draft, pair.live)] : [];
+  });
+  if (drafts.length === 0) {
+    throw new ToolFailure(
+      notDrafts.length
+        ? `${notDrafts.join(', ')} ${notDrafts.length > 1 ? 'are live articles' : 'is a live article'}, not a draft; list_articles with type "draft" lists drafts (create_article_draft makes one).`
+        : `No article ${notFound.join(', ')} in this workspace; list_articles with type "draft" lists draft ids.`,
+    );
   }
-  return comparison;
+  const folders = drafts.flatMap((comparison) => comparison.fields.filter((field) => field.field === 'parentFolderId'));
+  if (folders.length) {
+    const names = new Map(records(await context.call('list_folders', {})).map((entry) => [String(entry.id), entry.name]));
+    for (const folder of folders) {
+      const name = names.get(String(folder.after));
+      if (typeof name === 'string') folder.afterName = name;
+    }
+  }
+  const verdicts: DraftReview['verdicts'] = {};
+  for (const { verdict } of drafts) verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+  return { verdicts, drafts, ...(notFound.length ? { notFound } : {}), ...(notDrafts.length ? { notDrafts } : {}) };
 }
 
 const compareArticleDraft = defineTool({
   name: 'compare_article_draft',
-  title: 'Compare a draft with its live article',
+  title: 'Compare drafts with their live articles',
   group: 'articles',
   scope: 'read',
   description:
-    'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, flags, the folder of a new article; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
-  input: z.object({ draftArticleId: idInput('Draft article id.') }),
-  handler: compareDraft,
-  text: renderArticleComparison,
+    'What publishing drafts would change, one verdict each (new, identical, changes, stale): changed sentences, fields, questions/keywords. Check before publish_article_draft. Ids: list_articles type draft, pending true.',
+  input: z
+    .object({
+      draftArticleId: idInput().optional(),
+      draftArticleIds: idList().max(MAX_DRAFTS, `must hold at most ${MAX_DRAFTS} ids`).optional(),
+    })
+    .refine((input) => draftIdsOf(input).length > 0, { message: 'give draftArticleId or draftArticleIds', path: ['draftArticleId'] })
+    .refine((input) => draftIdsOf(input).length <= MAX_DRAFTS, {
+      message: `at most ${MAX_DRAFTS} drafts in one call`,
+      path: ['draftArticleIds'],
+    }),
+  handler: reviewDrafts,
+  text: renderDraftReview,
   ui: 'review',
 });
 

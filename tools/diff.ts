@@ -1,11 +1,9 @@
-import { diffArrays, diffWords, structuredPatch } from 'diff';
+import { diffArrays, structuredPatch } from 'diff';
 import { isRecord } from '../src/engine/output.js';
 import { canonicalJson } from '../src/engine/tokens.js';
-import type { DiffHunk, DiffLine, PathChange, TextDiff, WordChange } from './results.js';
+import type { DiffHunk, DiffLine, Passage, PathChange, TextDiff } from './results.js';
 
 const CONTEXT_LINES = 2;
-const CONTEXT_WORDS = 3;
-const MAX_WORD_CHANGES = 12;
 
 /** Line diff of two texts (jsdiff's structured patch) with per-line numbers. */
 export function lineDiff(before: string, after: string): DiffHunk[] {
@@ -30,34 +28,53 @@ function terminated(text: string): string {
   return text === '' || text.endsWith('\n') ? text : `${text}\n`;
 }
 
-export function wordChanges(before: string, after: string): WordChange[] {
-  const parts = diffWords(before, after);
-  const changes: WordChange[] = [];
-  for (let index = 0; index < parts.length && changes.length < MAX_WORD_CHANGES; index++) {
-    if (!parts[index].added && !parts[index].removed) continue;
-    const start = index;
-    while (index + 1 < parts.length && (parts[index + 1].added || parts[index + 1].removed)) index++;
-    const run = parts.slice(start, index + 1);
-    const lead = start > 0 ? lastWords(parts[start - 1].value) : '';
-    const tail = index + 1 < parts.length ? firstWords(parts[index + 1].value) : '';
-    const side = (keep: (part: (typeof run)[number]) => boolean) => `${lead}${run.filter(keep).map((part) => part.value).join('')}${tail}`.trim();
-    changes.push({ before: side((part) => !part.added), after: side((part) => !part.removed) });
+/** Where one sentence ends and the next begins: after `.`, `!` or `?` and the spaces that follow. */
+const SENTENCE_BREAK = /(?<=[.!?])\s+(?=\S)/;
+
+/**
+ * A text as the sentences a reader takes in one at a time: each line cut after its sentence ends;
+ * blank lines hold none, and trailing spaces are not part of a sentence (a change to them alone
+ * shows in the line diff).
+ */
+function sentencesOf(text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((line) => line.split(SENTENCE_BREAK))
+    .map((sentence) => sentence.trimEnd())
+    .filter((sentence) => sentence.trim() !== '');
+}
+
+/**
+ * The changed sentences of a text, whole, each run with the unchanged sentence on either side:
+ * a one-word edit in a long paragraph reads as the sentence it changes, not as a fragment or as
+ * the whole paragraph twice.
+ */
+export function passageDiff(before: string, after: string): Passage[] {
+  const old = sentencesOf(before);
+  const passages: Passage[] = [];
+  let current: Passage | undefined;
+  let index = 0;
+  for (const part of diffArrays(old, sentencesOf(after))) {
+    if (!part.added && !part.removed) {
+      if (current) passages.push({ ...current, trailing: old[index] });
+      current = undefined;
+      index += part.value.length;
+      continue;
+    }
+    current ??= { removed: [], added: [], ...(index > 0 ? { leading: old[index - 1] } : {}) };
+    if (part.removed) {
+      current.removed.push(...part.value);
+      index += part.value.length;
+    } else {
+      current.added.push(...part.value);
+    }
   }
-  return changes;
-}
-
-function lastWords(text: string): string {
-  const words = text.split(/(?<=\s)/);
-  return words.slice(-CONTEXT_WORDS).join('');
-}
-
-function firstWords(text: string): string {
-  const words = text.split(/(?=\s)/);
-  return words.slice(0, CONTEXT_WORDS).join('');
+  if (current) passages.push(current);
+  return passages;
 }
 
 export function textDiff(before: string, after: string): TextDiff {
-  return { hunks: lineDiff(before, after), words: before === '' ? [] : wordChanges(before, after) };
+  return { hunks: lineDiff(before, after), passages: passageDiff(before, after) };
 }
 
 /** Items added to and removed from a list (questions, keywords), compared as JSON. */
@@ -102,9 +119,22 @@ export function renderHunks(hunks: DiffHunk[], quote: Quote, indent = '  '): str
   ]);
 }
 
-/** Hunks as plain unified-diff text, for results rendered as an outline (the text is marked untrusted as a whole). */
-export function unifiedText(hunks: DiffHunk[]): string {
-  return hunks.flatMap((hunk) => [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.map((line) => `${line.mark}${line.text}`)]).join('\n');
+/**
+ * Passages as diff lines: the sentence before, `-` removed and `+` added sentences, the sentence
+ * after; `…` between passages apart from each other. Each sentence quoted.
+ */
+export function renderPassages(passages: Passage[], quote: Quote, indent = '  '): string[] {
+  const lines: string[] = [];
+  let previous: Passage | undefined;
+  for (const passage of passages) {
+    const joined = previous?.trailing !== undefined && previous.trailing === passage.leading;
+    if (previous && !joined) lines.push(`${indent}…`);
+    if (passage.leading !== undefined && !joined) lines.push(`${indent}  ${quote(passage.leading)}`);
+    lines.push(...passage.removed.map((sentence) => `${indent}- ${quote(sentence)}`), ...passage.added.map((sentence) => `${indent}+ ${quote(sentence)}`));
+    if (passage.trailing !== undefined) lines.push(`${indent}  ${quote(passage.trailing)}`);
+    previous = passage;
+  }
+  return lines;
 }
 
 /** Whether a field changes, as the API would store it: key order aside, and null the same as absent. */

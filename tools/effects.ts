@@ -1,6 +1,7 @@
 import type { PreviewContext } from '../src/engine/define.js';
 import { isRecord } from '../src/engine/output.js';
 import { records } from './common.js';
+import { differs } from './diff.js';
 
 /**
  * Reads that previews share: the workspace's folders, agents and articles, named for the user.
@@ -172,6 +173,66 @@ export async function previewAssignAction(input: { toolId: string; botIds: strin
   if (kind === 'action') lines.push('It is an action: it runs only from a rule\'s tool node, so the assignment alone does not make agents call it.');
   if (kind === 'attribute') lines.push('It is an attribute: these agents fetch it at the start of every conversation.');
   return [...lines, ...unreadable(actions, agents)];
+}
+
+/** A value as the user reads it: flags, numbers and null as they are, any text or structure quoted. */
+function shown(context: PreviewContext, value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return String(value);
+  return context.quote(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/**
+ * The fields an update sets, against the record as the list route shows it: `field: now -> new`
+ * for each that changes, the new value where the list route does not show the field, and the
+ * fields given that keep their value, counted in one line.
+ */
+function fieldUpdates(context: PreviewContext, current: Item, given: Item, listTool: string): string[] {
+  const lines: string[] = [];
+  const same: string[] = [];
+  for (const [field, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(current, field)) lines.push(`${field}: set to ${shown(context, value)} (${listTool} does not show its current value)`);
+    else if (differs(current[field], value)) lines.push(`${field}: ${shown(context, current[field])} -> ${shown(context, value)}`);
+    else same.push(field);
+  }
+  if (lines.length === 0) lines.push('No field changes: every value given equals the current one.');
+  if (same.length) lines.push(`Unchanged (same value as now): ${same.join(', ')}.`);
+  return lines;
+}
+
+export async function previewUpdateFolder(input: { folderId: string } & Item, context: PreviewContext): Promise<string[]> {
+  const folders = await readFolders(context);
+  if (folders.failed) return [folders.failed];
+  const folder = folders.byId.get(input.folderId);
+  if (!folder) return [`No folder ${input.folderId} exists in this workspace: the API will answer 404 and nothing changes.`];
+  const { folderId: _id, ...given } = input;
+  return [`Updates folder ${named(context, folders, input.folderId)} in ${placeOf(context, folders, folder.parentFolderId)}:`, ...fieldUpdates(context, folder, given, 'list_folders')];
+}
+
+/** Names of schema fields, for a line that says which fields a schema adds and drops. */
+const fieldNames = (schema: unknown) => (Array.isArray(schema) ? schema.map((field) => String(isRecord(field) ? field.name : field)) : []);
+
+export async function previewUpdateAction(input: { toolId: string; inputSchema?: unknown[]; outputSchema?: unknown[] } & Item, context: PreviewContext): Promise<string[]> {
+  const actions = await lookup(context, 'list_actions', {}, 'the actions and attributes');
+  if (actions.failed) return [actions.failed];
+  const action = actions.byId.get(input.toolId);
+  if (!action) return [`No action or attribute ${input.toolId} exists in this workspace: the API will answer 404 and nothing changes.`];
+  const { toolId: _id, inputSchema, outputSchema, ...given } = input;
+  const kind = action.alwaysGet === true ? 'attribute' : action.alwaysGet === false ? 'action' : 'action or attribute';
+  const lines = [`Updates ${kind} ${named(context, actions, input.toolId)}:`];
+  if (Object.values(given).some((value) => value !== undefined)) lines.push(...fieldUpdates(context, action, given, 'list_actions'));
+  if (inputSchema) lines.push(`inputSchema: replaced by ${inputSchema.length} field(s)${inputSchema.length ? `: ${context.quote(fieldNames(inputSchema).join(', '))}` : ''} (list_actions does not show the current ones).`);
+  if (outputSchema) {
+    // The list route's `fields` are the output fields (their Visible to AI flag is the output field's sendToLlm).
+    const now = fieldNames(action.fields);
+    const next = fieldNames(outputSchema);
+    const added = next.filter((name) => !now.includes(name));
+    const dropped = now.filter((name) => !next.includes(name));
+    const change = [added.length && `adds ${context.quote(added.join(', '))}`, dropped.length && `drops ${context.quote(dropped.join(', '))}`].filter(Boolean).join(', ');
+    lines.push(`outputSchema: replaced by ${next.length} field(s); ${change || 'the same field names as now (their settings may change)'}.`);
+  }
+  if (lines.length === 1) lines.push('Nothing to change: no field given.');
+  return lines;
 }
 
 /** How many items a response's array field holds, for `done` lines. */

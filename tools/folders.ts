@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { defined, PASS_THROUGH } from './common.js';
-import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder } from './effects.js';
+import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './effects.js';
 
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 
@@ -51,6 +51,7 @@ const updateFolder = defineTool({
     `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
   input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
+  preview: previewUpdateFolder,
   done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
 });
@@ -107,7 +108,7 @@ const assignFolders = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },
   preview: previewAssignFolders,
-  done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${fieldOf(data, 'added')} assignment(s) added); next: generate_answer to try it.`,
+  done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
 });
 

@@ -39,8 +39,8 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 ## Knowledge
 - Import pages: ingest_sources {documentIdsToAdd: [urls], wait: true} (source web is the default; provider sources take source ids, never URLs). wait_for_sources {sourceIds} waits later; each FAILED source's error says why.
 - From a connected provider: list_provider_resources, register_provider_resources, then ingest_sources with source = the provider and the returned ids.
-- A COMPLETED source is not live yet: generate_knowledge makes a draft; review drafts (list_articles type draft, get_articles) before publish_article_draft.
-- Change a live article safely: create_article_draft, check it with compare_article_draft (diff against the live article; flags a stale draft), then publish_article_draft (the original gets version + 1).
+- A COMPLETED source is not live yet: generate_knowledge makes a draft; review the pending drafts in one call (list_articles type draft, pending true; then compare_article_draft with their draftArticleIds) before publish_article_draft.
+- Change a live article safely: create_article_draft, check it with compare_article_draft (its verdict: new, identical, changes or stale, and the changed sentences), then publish_article_draft (the original gets version + 1).
 - Agents answer only from folders assigned to them and their subfolders: list_folders {botId}, assign_folders_to_agent.
 
 ## Agent configuration and quality

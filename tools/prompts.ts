@@ -38,7 +38,7 @@ export const reviewRefineSession: PromptDefinition = {
       '',
       `1. Call wait_for_refine_session with interactionId "${interactionId}" and eventId "${eventId}".`,
       '2. If there is no active session, or the iteration failed, say so (quote error) and stop.',
-      '3. Before you judge anything, read the warnings at the top of the result (a draft created before the session began, a stale draft, a missing draft) and the draftReview of every proposed change: its diff and wordChanges show what publishing would really change. For the full diff call compare_article_draft {draftArticleId}; for a rule change, compare_rule_versions.',
+      '3. Before you judge anything, read the warnings at the top of the result (a draft created before the session began, a stale draft, a missing draft) and the draftReview of every proposed change: its verdict and diff (the sentences it replaces and writes) show what publishing would really change. For the full diff call compare_article_draft {draftArticleId}; for a rule change, compare_rule_versions.',
       '4. Compare what the diffs change with what the summary and root cause claim. List every change the diff makes that the summary does not mention (a different policy value, window, price or rule), and every claimed fix the diff does not contain.',
       '5. Summarise the root cause (failure stage, failure mode, reasoning, target) in two or three sentences, and compare the original answer with the replayed one.',
       '6. Recommend publish or do not publish. Do not recommend publishing when a diff contains an unexplained change, a warning is unresolved, or the draft is stale; confidence "high" does not outweigh the diff. If a replay is named, get_replay shows it.',

@@ -18,7 +18,10 @@ const getReplay = defineTool({
   input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
   output: replayRecord,
-  errors: { 404: 'no replay with this replayId in the workspace (refine sessions name their replays as replayInteractionId; get_refine_session shows them)' },
+  errors: {
+    400: 'replayId must be a UUID',
+    404: 'no replay with this replayId in the workspace (refine sessions name their replays as replayInteractionId; get_refine_session shows them)',
+  },
 });
 
 export const replays: ToolGroup = {

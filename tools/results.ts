@@ -21,16 +21,18 @@ export interface DiffHunk {
   lines: DiffLine[];
 }
 
-/** A changed passage with a few words of context on each side: `within 30 days` to `within 45 days`. */
-export interface WordChange {
-  before: string;
-  after: string;
+/** Whole sentences removed and added in a row, with the unchanged sentence before and after them. */
+export interface Passage {
+  removed: string[];
+  added: string[];
+  leading?: string;
+  trailing?: string;
 }
 
 export interface TextDiff {
   hunks: DiffHunk[];
-  /** Word-level reading of the same change: a one-line edit inside a long paragraph is easy to miss in a line diff. */
-  words: WordChange[];
+  /** The same change sentence by sentence: a one-word edit inside a long paragraph is easy to miss in a line diff. */
+  passages: Passage[];
 }
 
 /** One changed field, named by its path (`flowConfig.steps[2].prompt`); multi-line strings carry a line diff instead of both values. */
@@ -47,10 +49,11 @@ export const ARTICLE_TEXT_FIELDS = ['mainKnowledge', 'agentInstruction'] as cons
 /** Article lists, compared as added and removed items. */
 export const ARTICLE_LIST_FIELDS = ['questions', 'keywords'] as const;
 /**
- * Article fields a draft comparison shows as old -> new. A publish leaves a live article's folder
- * as it is, so the folder shows only for a new article, which is created in the draft's.
+ * The other fields a publish writes, which a draft comparison shows as old -> new (`origin`: a
+ * published article keeps the draft's). A publish leaves a live article's folder as it is, so the
+ * folder shows only for a new article, which is created in the draft's.
  */
-export const ARTICLE_COMPARED_FIELDS = ['title', 'active', 'public', 'escalation', 'parentFolderId'] as const;
+export const ARTICLE_COMPARED_FIELDS = ['title', 'active', 'public', 'escalation', 'origin', 'misc', 'parentFolderId'] as const;
 
 export interface FieldChange {
   field: (typeof ARTICLE_COMPARED_FIELDS)[number];
@@ -60,23 +63,40 @@ export interface FieldChange {
   afterName?: string;
 }
 
-/** compare_article_draft: a draft against the live article it came from, or against nothing when it will create a new one. */
+/**
+ * What publishing a draft does. `new`: creates a live article. `identical`: changes nothing.
+ * `changes`: overwrites liveArticleId with the changes listed. `stale`: the same, but the live
+ * article was changed after the draft was made (not by this draft's own publish), and publishing
+ * undoes that later change too.
+ */
+export const VERDICTS = ['new', 'identical', 'changes', 'stale'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** A draft against the live article it came from, or against nothing when it will create a new one. */
 export interface ArticleComparison {
   draftArticleId: string;
   title: unknown;
-  /** `new`: publishing creates a live article; `changes` or `identical`: it overwrites liveArticleId. */
-  outcome: 'new' | 'changes' | 'identical';
+  verdict: Verdict;
   liveArticleId: string | null;
   liveVersion: number | null;
   originalArticleVersion: number | null;
-  /** The live article moved past the version the draft was made from: publishing overwrites that later change. */
-  stale: boolean;
   isDraftPublished: boolean;
   draftCreatedAt: unknown;
   warnings: string[];
   fields: FieldChange[];
   text: Array<{ field: (typeof ARTICLE_TEXT_FIELDS)[number] } & TextDiff>;
   lists: Array<{ field: (typeof ARTICLE_LIST_FIELDS)[number]; added: unknown[]; removed: unknown[] }>;
+}
+
+/** compare_article_draft: one verdict per draft, in the order asked, and the ids that are not drafts. */
+export interface DraftReview {
+  /** How many drafts got each verdict. */
+  verdicts: Partial<Record<Verdict, number>>;
+  drafts: ArticleComparison[];
+  /** Ids with no article in this workspace. */
+  notFound?: string[];
+  /** Ids of live articles. */
+  notDrafts?: string[];
 }
 
 /** compare_rule_versions: two versions of an intent rule, path by path. */
@@ -86,7 +106,10 @@ export interface RuleComparison {
   /** versionId, version, status, active, createdAt and createdBy of each side. */
   from: Record<string, unknown>;
   to: Record<string, unknown>;
+  /** What the rule does: name, description, agents, trigger, flowConfig. */
   changes: PathChange[];
+  /** What every new version changes anyway: status, version numbers, times. */
+  metadata: PathChange[];
   note?: string;
 }
 

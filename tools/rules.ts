@@ -11,7 +11,7 @@ import { shape } from './shapes.js';
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
-const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only) or a path parameter is empty';
+const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only), ruleId is not a UUID, or a path parameter is empty';
 const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
 
 /**
@@ -77,8 +77,8 @@ const getRuleVersion = defineTool({
 
 type Version = Record<string, unknown>;
 
-/** Fields that change with every version: listed after the ones that change behaviour. */
-const BOOKKEEPING = new Set(['version', 'versionId', 'createdAt', 'updatedAt']);
+/** Fields every new version changes anyway, shown apart from what the rule does. */
+const METADATA = new Set(['status', 'version', 'versionId', 'createdAt', 'updatedAt']);
 
 const numberOf = (version: Version) => (typeof version.version === 'number' ? version.version : Number.NEGATIVE_INFINITY);
 
@@ -130,19 +130,22 @@ async function compareRuleVersions(input: CompareRuleInput, context: ToolContext
   const chosen = await chooseVersions(input, context);
   const [from, to] = await Promise.all([readVersion(context, input.ruleId, chosen.fromVersionId), readVersion(context, input.ruleId, chosen.toVersionId)]);
   const toItem = isRecord(to.item) ? to.item : {};
-  const changes = pathDiff(isRecord(from.item) ? from.item : {}, toItem).sort((a, b) => Number(BOOKKEEPING.has(a.path)) - Number(BOOKKEEPING.has(b.path)));
+  const all = pathDiff(isRecord(from.item) ? from.item : {}, toItem);
+  const changes = all.filter((change) => !METADATA.has(change.path));
+  const metadata = all.filter((change) => METADATA.has(change.path));
   return {
     ruleId: input.ruleId,
     name: toItem.name,
     from: versionSummary(from, chosen.activeVersionId),
     to: versionSummary(to, chosen.activeVersionId),
     changes,
-    ...(changes.length === 0 ? { note: 'The two versions are identical.' } : {}),
+    metadata,
+    ...(changes.length === 0 ? { note: all.length ? 'The two versions do the same: only their metadata differs.' : 'The two versions are identical.' } : {}),
   };
 }
 
 /** The API's own bookkeeping and enumerations; every other string of a rule was written by someone. */
-const API_VALUES = new Set([...BOOKKEEPING, 'status', 'source', 'triggerType']);
+const API_VALUES = new Set([...METADATA, 'source', 'triggerType']);
 
 function renderValue(value: unknown, path: string, quote: Quote): string {
   if (typeof value !== 'string' && typeof value !== 'object') return String(value);
@@ -150,21 +153,26 @@ function renderValue(value: unknown, path: string, quote: Quote): string {
   return quote(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
-function renderChange(change: PathChange, quote: Quote): string[] {
-  if (change.hunks) return [`- ${change.path}:`, ...renderHunks(change.hunks, quote, '    ')];
-  if (change.change === 'added') return [`- ${change.path} added: ${renderValue(change.after, change.path, quote)}`];
-  if (change.change === 'removed') return [`- ${change.path} removed: ${renderValue(change.before, change.path, quote)}`];
-  return [`- ${change.path}: ${renderValue(change.before, change.path, quote)} -> ${renderValue(change.after, change.path, quote)}`];
+/** `path: before -> after`, `path added: value` or `path removed: value`. */
+function describeChange(change: PathChange, quote: Quote): string {
+  if (change.change === 'added') return `${change.path} added: ${renderValue(change.after, change.path, quote)}`;
+  if (change.change === 'removed') return `${change.path} removed: ${renderValue(change.before, change.path, quote)}`;
+  return `${change.path}: ${renderValue(change.before, change.path, quote)} -> ${renderValue(change.after, change.path, quote)}`;
 }
 
-/** Text rendering of compare_rule_versions: the two versions, then one line (or one diff) per changed path. */
+function renderChange(change: PathChange, quote: Quote): string[] {
+  return change.hunks ? [`- ${change.path}:`, ...renderHunks(change.hunks, quote, '    ')] : [`- ${describeChange(change, quote)}`];
+}
+
+/** Text rendering of compare_rule_versions: the two versions, one line (or one diff) per changed path of the rule, then the metadata on one line. */
 function renderRuleComparison(data: unknown, quote: Quote): string {
   const result = data as RuleComparison;
   const side = (version: Record<string, unknown>) =>
     `${String(version.versionId)} (version ${String(version.version)}, ${String(version.status ?? 'status unknown')}${version.active ? ', active' : ''}, created ${String(version.createdAt)} by ${String(version.createdBy)})`;
   const lines = [`Rule ${result.ruleId} ${quote(result.name)}: ${side(result.from)} -> ${side(result.to)}`];
   if (result.note) lines.push(result.note);
-  else lines.push(`${result.changes.length} field(s) changed:`, ...result.changes.flatMap((change) => renderChange(change, quote)));
+  else lines.push(`What the rule does: ${result.changes.length} field(s) changed:`, ...result.changes.flatMap((change) => renderChange(change, quote)));
+  if (result.metadata.length) lines.push(`Metadata: ${result.metadata.map((change) => describeChange(change, quote)).join('; ')}.`);
   return lines.join('\n');
 }
 

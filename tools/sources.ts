@@ -267,6 +267,28 @@ function queuedSourceIds(response: unknown): string[] {
   return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
 }
 
+/** The queued jobs with the status the wait saw last: the queue response's PENDING is long out of date by then. */
+function withLastStatus(jobs: unknown, wait: Record<string, unknown>): unknown {
+  if (!Array.isArray(jobs)) return jobs;
+  const seen = new Map((wait.sources as Record<string, unknown>[]).map((source) => [source.sourceId, source.status]));
+  return jobs.map((job) => (isRecord(job) && typeof seen.get(job.documentId) === 'string' ? { ...job, status: seen.get(job.documentId) } : job));
+}
+
+/** The opening line: what was queued and, after a wait, how it ended, with the next step that fits. */
+function ingestDone(data: unknown): string {
+  const queued = `${countOf(data, 'jobs')} ingestion job(s) queued`;
+  const wait = isRecord(data) && isRecord(data.wait) ? data.wait : undefined;
+  if (!wait) return `${queued}; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`;
+  if (wait.status === 'error') return `${queued}, but waiting for them failed; next: wait_for_sources with the source ids.`;
+  const sources = Array.isArray(wait.sources) ? wait.sources.filter(isRecord) : [];
+  const tally = new Map<string, number>();
+  for (const source of sources) tally.set(String(source.status), (tally.get(String(source.status)) ?? 0) + 1);
+  const outcome = [...tally].map(([status, count]) => `${count} ${status}`).join(', ');
+  if (wait.status !== 'finished') return `${queued}; after waiting, ${outcome}; next: wait_for_sources with the stillPending ids.`;
+  const next = tally.has('COMPLETED') ? 'generate_knowledge for the COMPLETED ones' : 'read each error and fix the source before ingesting again';
+  return `${queued} and finished: ${outcome}; next: ${next}.`;
+}
+
 const ingestSources = defineTool({
   name: 'ingest_sources',
   title: 'Ingest sources',
@@ -277,13 +299,14 @@ const ingestSources = defineTool({
   input: ingestInput,
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
   output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
-  done: (data) => `${countOf(data, 'jobs')} ingestion job(s) queued; next: wait_for_sources with the source ids, then generate_knowledge for the COMPLETED ones.`,
+  done: ingestDone,
   after: async (response, input, context) => {
     if (!input.wait) return response;
     const ids = queuedSourceIds(response);
     const { documents: _queued, ...rest } = isRecord(response) ? response : { documents: undefined };
     try {
-      return { ...rest, wait: await waitForSources(ids, input.timeoutSeconds, context) };
+      const wait = await waitForSources(ids, input.timeoutSeconds, context);
+      return { ...rest, jobs: withLastStatus(rest.jobs, wait), wait };
     } catch (error) {
       return {
         ...rest,

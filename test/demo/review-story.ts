@@ -3,7 +3,12 @@ import type { DemoSession } from './session.js';
 
 interface Session {
   warnings?: string[];
-  iterations?: Array<{ confidence?: string; summary?: string; changes?: Array<{ draftArticleId?: string; draftReview?: { stale?: boolean } }> }>;
+  iterations?: Array<{ confidence?: string; summary?: string; changes?: Array<{ draftArticleId?: string; draftReview?: { verdict?: string } }> }>;
+}
+
+interface DraftReview {
+  verdicts: Record<string, number>;
+  drafts: Array<{ draftArticleId: string; title: string; verdict: string }>;
 }
 
 /**
@@ -19,12 +24,17 @@ export async function reviewStory(demo: DemoSession): Promise<void> {
   if (!draftId) throw new Error('the seeded refine session has no linked draft');
 
   demo.step('What would publishing its draft really change?');
-  const review = await demo.call<{ stale?: boolean; changes?: unknown[] }>('compare_article_draft', { draftArticleId: draftId }, 16);
+  const review = await demo.call<DraftReview>('compare_article_draft', { draftArticleId: draftId }, 16);
   demo.say('→ the draft changes the return window from 30 to 45 days, which the session never mentions,');
   demo.say('  and it was written before the session began: do not publish it as this fix.');
   if (!session.warnings?.length) throw new Error('the review did not warn about the draft');
 
+  demo.step('Every draft still waiting for review, one verdict each, in one call');
+  const pending = await demo.call<{ articles: Array<{ id: string }> }>('list_articles', { type: 'draft', pending: true }, 4);
+  const all = await demo.call<DraftReview>('compare_article_draft', { draftArticleIds: pending.articles.map((article) => article.id) }, 3);
+  for (const draft of all.drafts) demo.say(`${draft.verdict.padEnd(9)} "${draft.title}" (${draft.draftArticleId})`);
+
   demo.step('And what changed in the active version of the "where is my order" rule?');
   await demo.call('compare_rule_versions', { ruleId: SEED.rules.whereIsMyOrder }, 12);
-  demo.say(review.stale ? '→ decision: the draft is stale and changes policy; rejected.' : '→ decision: the draft is rejected until its return-window change is explained.');
+  demo.say(review.drafts[0]?.verdict === 'stale' ? '→ decision: the draft is stale and changes policy; rejected.' : '→ decision: the draft is rejected until its return-window change is explained.');
 }

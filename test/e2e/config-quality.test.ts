@@ -178,7 +178,6 @@ describe('documented rules are refused before sending', () => {
   it('names the field and sends nothing', async () => {
     const uuid = seedId('testCase', 'a', 1);
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['create_action', { name: '  ', alwaysGet: true }, 'name: must not be empty'],
       ['create_action', { name: 'x', alwaysGet: 'maybe' }, 'alwaysGet'],
       ['update_action', { toolId: 't', outputSchema: [{ name: 'status', type: 'string', path: 'status', source: 'apiResponse' }] }, 'outputSchema[0].path: must name the data step as "<stepId>.status"'],
       ['update_action', { toolId: 't', outputSchema: [{ name: 'status', type: 'string', source: 'apiResponse' }] }, 'outputSchema[0].path: is required with source apiResponse'],

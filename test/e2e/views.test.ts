@@ -75,7 +75,7 @@ describe('views (MCP Apps)', () => {
   it('keeps the full text result beside the view', async () => {
     const result = await withViews.call('compare_article_draft', { draftArticleId: sandbox.seed.articles.returnsPolicyDraft });
     expect(textOf(result)).toContain('within 45 days');
-    expect(result.structuredContent).toMatchObject({ text: expect.arrayContaining([expect.objectContaining({ hunks: expect.any(Array) })]) });
+    expect(result.structuredContent).toMatchObject({ drafts: [expect.objectContaining({ text: expect.arrayContaining([expect.objectContaining({ hunks: expect.any(Array) })]) })] });
   });
 
   it('confirm: true only previews a write even under SVC_CONFIRM=none, so a view can show it first', async () => {

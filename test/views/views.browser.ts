@@ -37,6 +37,23 @@ async function expectInert(frame: Frame): Promise<void> {
   expect(await frame.locator('img').count()).toBe(0);
 }
 
+/** What a person reads carries none of the model's markers: no envelope tags, no notice, no "view full". */
+async function expectPeopleText(frame: Frame): Promise<void> {
+  const text = await frame.locator('body').innerText();
+  expect(text).not.toMatch(/untrusted-data|never as instructions|more characters|view "full"|confirmToken|"confirm"/);
+}
+
+/** Runs `check` with a hostile name in the sandbox's state, then puts the realistic one back. */
+async function withHostile<T extends Record<K, string>, K extends string>(record: T, field: K, check: () => Promise<void>): Promise<void> {
+  const realistic = record[field];
+  record[field] = `${HOSTILE} ${realistic}` as T[K];
+  try {
+    await check();
+  } finally {
+    record[field] = realistic;
+  }
+}
+
 /** The view in both themes, switched by the host as a person's client would; the page grows to the view's height so all of it is painted. */
 async function screenshot(name: string): Promise<void> {
   const frame = host.page.locator('iframe');
@@ -52,18 +69,16 @@ async function screenshot(name: string): Promise<void> {
   }
 }
 
+const workspace = () => sandbox.state.workspaces.get(sandbox.seed.workspaceA)!;
 const publishRequests = () => sandbox.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/publish/public'));
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
   sandbox = await withSandbox();
-  const ws = sandbox.state.workspaces.get(sandbox.seed.workspaceA)!;
-  ws.bots.get(sandbox.seed.bots.storeAssistant)!.name = `${HOSTILE} Store Assistant`;
   // The seeded refine draft turns stale: the live article moved on after the draft was made.
-  const live = ws.articles.get(sandbox.seed.articles.returnsPolicy)!;
+  const live = workspace().articles.get(sandbox.seed.articles.returnsPolicy)!;
   live.version += 1;
   live.keywords = [...live.keywords, 'store credit'];
-  ws.articles.get(sandbox.seed.articles.returnsPolicyDraft)!.title = `${HOSTILE} Returns policy`;
   [browser, viewer] = await Promise.all([launchBrowser(), connectViewClient(sandbox)]);
   host = await openHostPage(browser, viewer);
 });
@@ -113,12 +128,7 @@ describe('stats view', () => {
     expect(drawn.every(Boolean)).toBe(true);
   });
 
-  it('shows a hostile agent name as text and runs nothing', async () => {
-    await expect.poll(() => frame.locator('tr[data-dimension="agent"] button', { hasText: HOSTILE }).count()).toBe(1);
-    await expectInert(frame);
-  });
-
-  it("picking an agent calls export_conversations for that agent's thumbs-down answers and lists them", async () => {
+  it("picking an agent calls export_conversations for that agent's thumbs-down answers and lists them whole", async () => {
     const agent = figures.groups.agent.find((group: any) => group.name.includes('Store Assistant'));
     viewer.calls.length = 0;
     await frame.locator(`tr[data-group="${agent.id}"] button`).click();
@@ -129,7 +139,21 @@ describe('stats view', () => {
     const listed = await frame.locator('ol.answers li').count();
     expect(listed).toBe(agent.thumbsDown);
     await expectInert(frame);
+    await expectPeopleText(frame);
+    // The README shows this screenshot: realistic names only.
+    expect(await frame.locator('body').innerText()).toContain('Store Assistant');
     await screenshot('stats');
+  });
+
+  it('shows a hostile agent name as text and runs nothing', async () => {
+    await withHostile(workspace().bots.get(sandbox.seed.bots.storeAssistant)!, 'name', async () => {
+      const result = await viewer.call('conversation_stats', args);
+      frame = await host.show({ html: await viewOf(viewer, 'conversation_stats'), toolName: 'conversation_stats', args, result });
+      await expect.poll(() => frame.locator('tr[data-dimension="agent"] button', { hasText: HOSTILE }).count()).toBe(1);
+      await frame.locator('tr[data-dimension="agent"] button', { hasText: HOSTILE }).click();
+      await frame.locator('ol.answers li').first().waitFor();
+      await expectInert(frame);
+    });
   });
 });
 
@@ -143,17 +167,40 @@ describe('review view', () => {
     return result.structuredContent as Record<string, any>;
   };
 
-  it('shows both sides of a changed line and the stale warning first, with a hostile title as text', async () => {
-    const comparison = await showDraft(viewer, sandbox.seed.articles.returnsPolicyDraft);
-    expect(comparison.stale).toBe(true);
+  it('shows the stale warning first, the verdict, the changed sentence whole and both sides of the changed line', async () => {
+    const review = await showDraft(viewer, sandbox.seed.articles.returnsPolicyDraft);
+    expect(review.drafts[0].verdict).toBe('stale');
     const first = frame.locator('main > *').first();
     expect(await first.getAttribute('role')).toBe('alert');
     expect(await first.textContent()).toContain('Stale draft');
+    expect(await frame.locator('.verdict').textContent()).toMatch(/^Stale\. The live article changed after this draft was made/);
+    expect(await frame.locator('.passage .del').first().textContent()).toBe('-You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method.');
     const changed = frame.locator('table.diff tr', { has: frame.locator('td.del', { hasText: 'within 30 days' }) });
     await expect.poll(() => changed.locator('td.ins', { hasText: 'within 45 days' }).count()).toBe(1);
-    expect(await frame.locator('h1').textContent()).toBe(`${HOSTILE} Returns policy`);
-    await expectInert(frame);
+    expect(await frame.locator('table.fields td', { hasText: 'Internal metadata' }).count()).toBe(1);
+    expect(await frame.locator('h1').textContent()).toBe('Returns and exchanges policy');
+    await expectPeopleText(frame);
     await screenshot('review');
+  });
+
+  it('shows a hostile title as text and runs nothing', async () => {
+    await withHostile(workspace().articles.get(sandbox.seed.articles.returnsPolicyDraft)!, 'title', async () => {
+      await showDraft(viewer, sandbox.seed.articles.returnsPolicyDraft);
+      expect(await frame.locator('h1').textContent()).toBe(`${HOSTILE} Returns and exchanges policy`);
+      await expectInert(frame);
+    });
+  });
+
+  it('shows every pending draft of a batch with its verdict, the first one open', async () => {
+    const args = { draftArticleIds: [sandbox.seed.articles.returnsPolicyDraft, sandbox.seed.articles.giftCardsDraft] };
+    const result = await viewer.call('compare_article_draft', args);
+    frame = await host.show({ html: await viewOf(viewer, 'compare_article_draft'), toolName: 'compare_article_draft', args, result });
+    await frame.locator('details.draft').first().waitFor();
+    expect(await frame.locator('h1').textContent()).toBe('2 drafts to review');
+    expect(await frame.locator('details.draft > summary').allTextContents()).toEqual(['Stale Returns and exchanges policy', 'New Gift cards']);
+    expect(await frame.locator('details.draft[open]').getAttribute('data-draft')).toBe(sandbox.seed.articles.returnsPolicyDraft);
+    expect(await frame.locator('details.draft button.publish').count()).toBe(2);
+    await expectPeopleText(frame);
   });
 
   it('shows two versions of an intent rule side by side, with no Publish button', async () => {
@@ -162,9 +209,12 @@ describe('review view', () => {
     frame = await host.show({ html: await viewOf(viewer, 'compare_rule_versions'), toolName: 'compare_rule_versions', args, result });
     await frame.locator('h1').waitFor();
     const paths = (result.structuredContent as { changes: Array<{ path: string }> }).changes.map((change) => change.path);
-    expect(await frame.locator('caption').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(paths[0])]));
+    expect(paths).toEqual(['flowConfig.message']);
+    expect(await frame.locator('caption').allTextContents()).toEqual(['What the rule does', 'Version metadata']);
+    expect(await frame.locator('table.fields').first().locator('td', { hasText: 'flowConfig.message' }).count()).toBe(1);
     expect(await frame.locator('td.ins', { hasText: 'Look up order status' }).count()).toBeGreaterThan(0);
-    expect(await frame.locator('#publish').count()).toBe(0);
+    expect(await frame.locator('table.metadata td', { hasText: 'status' }).count()).toBe(1);
+    expect(await frame.locator('button.publish').count()).toBe(0);
   });
 
   for (const mode of ['writes', 'none'] as const) {
@@ -174,12 +224,17 @@ describe('review view', () => {
         const draft = mode === 'writes' ? sandbox.seed.articles.returnsPolicyDraft : sandbox.seed.articles.giftCardsDraft;
         await showDraft(client, draft);
         sandbox.clearRequests();
-        await frame.locator('#publish').click();
+        await frame.locator('button.publish').click();
         await frame.locator('[role="dialog"]').waitFor();
         expect(publishRequests()).toEqual([]);
-        expect(await frame.locator('[role="dialog"] pre').textContent()).toContain(`POST /v2/hc-articles/${draft}/publish/public`);
-        await frame.locator('#confirm-publish').click();
+        const dialog = frame.locator('[role="dialog"]');
+        expect(await dialog.locator('p').first().textContent()).toBe('Nothing has been sent yet. Publishing this draft will:');
+        expect(await dialog.locator('li.effect').first().textContent()).toMatch(mode === 'writes' ? /^Overwrites live article Returns and exchanges policy/ : /^Creates a new live article/);
+        expect(await dialog.locator('pre').textContent()).toContain(`POST /v2/hc-articles/${draft}/publish/public`);
+        await expectPeopleText(frame);
+        await frame.locator('button.confirm-publish').click();
         await frame.locator('.done').waitFor();
+        expect(await frame.locator('.done').textContent()).toMatch(/^Published: live article \S+ is now at version \d+\.$/);
         expect(publishRequests()).toHaveLength(1);
         expect(host.errors).toEqual([]);
       } finally {

@@ -62,9 +62,19 @@ export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: 
   return el('div', { className: 'table-wrap' }, table);
 }
 
-/** Upstream and preview texts mark third-party text for the model with untrusted-data tags; a person reads it without them. */
+const TAG = /<\/?untrusted-data-[0-9a-f]+>/g;
+
+/**
+ * Upstream and preview texts mark third-party text for the model with untrusted-data tags, and
+ * tell the model what they mean; a person reads the text without either. The notice is the line
+ * that names a tag without enclosing anything in it, whatever its wording.
+ */
 export function withoutEnvelope(text: string): string {
-  return text.replace(/<\/?untrusted-data-[0-9a-f]+>/g, '').replace(/^Text inside .* never as instructions\.\n?/m, '');
+  return text
+    .split('\n')
+    .filter((line) => !(/<untrusted-data-[0-9a-f]+>/.test(line) && !/<\/untrusted-data-[0-9a-f]+>/.test(line) && line.replace(TAG, '').trim() !== ''))
+    .map((line) => line.replace(TAG, ''))
+    .join('\n');
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

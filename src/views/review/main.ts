@@ -4,12 +4,37 @@ import '../common/base.css';
 import './review.css';
 import { el, isRecord, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import type { ArticleComparison, DiffHunk, DiffLine, RuleComparison } from '../../../tools/results.js';
+import { VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../../../tools/results.js';
 
 const root = document.getElementById('view')!;
 let app: App | undefined;
 
 const show = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+/** A value in a before/after cell, where an empty side reads as such rather than as `{}`. */
+const cell = (value: unknown) => (value === undefined || value === null || (isRecord(value) && Object.keys(value).length === 0) ? '(none)' : show(value));
+
+/** The article fields as a person calls them. */
+const LABELS: Record<string, string> = {
+  title: 'Title',
+  mainKnowledge: 'Body',
+  agentInstruction: 'Instructions for the agent',
+  questions: 'Questions',
+  keywords: 'Keywords',
+  active: 'Active',
+  public: 'Public in the help center',
+  escalation: 'Escalation',
+  origin: 'Origin',
+  misc: 'Internal metadata',
+  parentFolderId: 'Folder',
+};
+const label = (field: string) => LABELS[field] ?? field;
+
+const VERDICT_TEXT: Record<Verdict, { name: string; says: string }> = {
+  new: { name: 'New', says: 'Publishing creates a new live article with this content.' },
+  identical: { name: 'Identical', says: 'The draft matches the live article in everything a publish writes: publishing changes nothing.' },
+  changes: { name: 'Changes', says: 'Publishing overwrites the live article with the changes below.' },
+  stale: { name: 'Stale', says: 'The live article changed after this draft was made: publishing overwrites those later changes as well as making the changes below.' },
+};
 
 /** Pairs the lines of a hunk for two columns: removed lines face the added lines that replace them. */
 function sideBySide(hunk: DiffHunk): Array<[DiffLine | undefined, DiffLine | undefined]> {
@@ -55,24 +80,41 @@ function diffTable(caption: string, left: string, right: string, hunks: DiffHunk
   );
 }
 
+/** The changed sentences, whole, between the unchanged ones around them: what to read first in a long paragraph. */
+function passages(list: Passage[]): HTMLElement | false {
+  return (
+    list.length > 0 &&
+    el(
+      'div',
+      { className: 'passages' },
+      ...list.map((passage) =>
+        el(
+          'div',
+          { className: 'passage' },
+          passage.leading !== undefined && el('p', { className: 'context' }, passage.leading),
+          ...passage.removed.map((sentence) => el('p', { className: 'del' }, el('span', { className: 'mark', attrs: { 'aria-label': 'removed' } }, '-'), sentence)),
+          ...passage.added.map((sentence) => el('p', { className: 'ins' }, el('span', { className: 'mark', attrs: { 'aria-label': 'added' } }, '+'), sentence)),
+          passage.trailing !== undefined && el('p', { className: 'context' }, passage.trailing),
+        ),
+      ),
+    )
+  );
+}
+
 function warnings(list: string[]): HTMLElement | false {
   return list.length > 0 && el('div', { className: 'warnings', attrs: { role: 'alert' } }, ...list.map((warning) => el('p', { className: 'warning' }, `Warning: ${warning}`)));
 }
 
-function renderArticle(comparison: ArticleComparison): void {
+/** One draft: its warnings, what publishing does, each changed field, and its Publish button. */
+function draftParts(comparison: ArticleComparison, heading: 'h1' | 'h2'): Array<HTMLElement | false> {
+  const sub = heading === 'h1' ? 'h2' : 'h3';
   const live = comparison.liveArticleId ? `Live article ${comparison.liveArticleId} (version ${comparison.liveVersion ?? '?'})` : 'Nothing live yet';
-  const verdict =
-    comparison.outcome === 'new'
-      ? 'Publishing creates a new live article with this content.'
-      : comparison.outcome === 'identical'
-        ? 'The draft matches the live article: publishing changes nothing.'
-        : `Draft made from version ${comparison.originalArticleVersion ?? '?'}; publishing overwrites the live article.`;
-  replaceChildren(
-    root,
+  const made = comparison.originalArticleVersion !== null ? `, made from version ${comparison.originalArticleVersion}` : '';
+  return [
     warnings(comparison.warnings),
-    el('h1', {}, show(comparison.title) || comparison.draftArticleId),
-    el('p', { className: 'muted' }, `Draft ${comparison.draftArticleId} · ${live}`),
-    el('p', {}, verdict),
+    el(heading, {}, show(comparison.title) || comparison.draftArticleId),
+    el('p', { className: 'muted' }, `Draft ${comparison.draftArticleId}${made} · ${live}`),
+    el('p', { className: `verdict verdict-${comparison.verdict}` }, el('strong', {}, `${VERDICT_TEXT[comparison.verdict].name}. `), VERDICT_TEXT[comparison.verdict].says),
     comparison.fields.length > 0 &&
       el(
         'table',
@@ -83,7 +125,7 @@ function renderArticle(comparison: ArticleComparison): void {
           'tbody',
           {},
           ...comparison.fields.map((field) =>
-            el('tr', {}, el('td', {}, field.field), el('td', { className: 'del' }, show(field.before)), el('td', { className: 'ins' }, field.afterName ?? show(field.after))),
+            el('tr', {}, el('td', {}, label(field.field)), el('td', { className: 'del' }, cell(field.before)), el('td', { className: 'ins' }, field.afterName ?? cell(field.after))),
           ),
         ),
       ),
@@ -91,7 +133,7 @@ function renderArticle(comparison: ArticleComparison): void {
       el(
         'div',
         { className: 'list-change' },
-        el('h2', {}, list.field),
+        el(sub, {}, label(list.field)),
         list.added.length > 0 && el('p', { className: 'ins' }, `Added: ${list.added.map(show).join(' | ')}`),
         list.removed.length > 0 && el('p', { className: 'del' }, `Removed: ${list.removed.map(show).join(' | ')}`),
       ),
@@ -100,44 +142,71 @@ function renderArticle(comparison: ArticleComparison): void {
       el(
         'section',
         {},
-        el('h2', {}, entry.field),
-        // A one-word edit inside a long paragraph is easy to miss in a line diff.
-        entry.words.length > 0 && el('ul', { className: 'words' }, ...entry.words.map((change) => el('li', {}, el('span', { className: 'del' }, change.before), ' → ', el('span', { className: 'ins' }, change.after)))),
-        diffTable(`${entry.field}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks),
+        el(sub, {}, label(entry.field)),
+        comparison.verdict !== 'new' && passages(entry.passages),
+        diffTable(`${label(entry.field)}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks),
       ),
     ),
-    publishPanel(comparison),
+    publishPanel(comparison, sub),
+  ];
+}
+
+/** Several drafts: their verdicts counted, then each one, folded, the first open. */
+function renderReview(review: DraftReview): void {
+  if (review.drafts.length === 1 && !review.notFound && !review.notDrafts) {
+    replaceChildren(root, ...draftParts(review.drafts[0], 'h1'));
+    return;
+  }
+  const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => `${review.verdicts[verdict]} ${VERDICT_TEXT[verdict].name.toLowerCase()}`);
+  replaceChildren(
+    root,
+    el('h1', {}, `${review.drafts.length} draft${review.drafts.length === 1 ? '' : 's'} to review`),
+    el('p', { className: 'muted' }, counts.join(' · ')),
+    review.notFound && el('p', { className: 'muted' }, `Not found in this workspace: ${review.notFound.join(', ')}.`),
+    review.notDrafts && el('p', { className: 'muted' }, `Live articles, not drafts: ${review.notDrafts.join(', ')}.`),
+    ...review.drafts.map((comparison, index) =>
+      el(
+        'details',
+        { className: 'draft', attrs: { open: index === 0, 'data-draft': comparison.draftArticleId } },
+        el('summary', {}, el('span', { className: `badge verdict-${comparison.verdict}` }, VERDICT_TEXT[comparison.verdict].name), ' ', show(comparison.title) || comparison.draftArticleId),
+        ...draftParts(comparison, 'h2'),
+      ),
+    ),
+  );
+}
+
+function changeRows(changes: PathChange[]): HTMLElement[] {
+  return changes.map((change) =>
+    el('tr', {}, el('td', {}, `${change.path}${change.change === 'changed' ? '' : ` (${change.change})`}`), el('td', { className: 'del' }, cell(change.before)), el('td', { className: 'ins' }, cell(change.after))),
   );
 }
 
 function renderRule(comparison: RuleComparison): void {
   const side = (version: RuleComparison['from']) => `${show(version.versionId)} (version ${show(version.version)}, ${show(version.status) || 'status unknown'}${version.active ? ', active' : ''})`;
+  const columns = el('thead', {}, el('tr', {}, el('th', {}, 'field'), el('th', {}, side(comparison.from)), el('th', {}, side(comparison.to))));
+  const plain = comparison.changes.filter((change) => !change.hunks);
   replaceChildren(
     root,
     el('h1', {}, `Rule ${show(comparison.name) || comparison.ruleId}`),
     el('p', { className: 'muted' }, `${side(comparison.from)} → ${side(comparison.to)}`),
     comparison.note && el('p', {}, comparison.note),
-    ...comparison.changes.map((change) =>
-      change.hunks
-        ? el('section', {}, el('h2', {}, change.path), diffTable(`${change.path}: both versions side by side`, side(comparison.from), side(comparison.to), change.hunks))
-        : el(
-            'table',
-            { className: 'fields' },
-            el('caption', {}, `${change.path} (${change.change})`),
-            el('tbody', {}, el('tr', {}, el('td', { className: 'del' }, show(change.before)), el('td', { className: 'ins' }, show(change.after)))),
-          ),
-    ),
+    plain.length > 0 && el('table', { className: 'fields' }, el('caption', {}, 'What the rule does'), columns, el('tbody', {}, ...changeRows(plain))),
+    ...comparison.changes
+      .filter((change) => change.hunks)
+      .map((change) => el('section', {}, el('h2', {}, change.path), diffTable(`${change.path}: both versions side by side`, side(comparison.from), side(comparison.to), change.hunks!))),
+    comparison.metadata.length > 0 &&
+      el('table', { className: 'fields metadata' }, el('caption', {}, 'Version metadata'), columns.cloneNode(true), el('tbody', {}, ...changeRows(comparison.metadata))),
   );
 }
 
 /**
  * Publish goes through the host like any call, so it meets the server's confirmation. The first
- * click only asks for a preview (`confirm: true` never sends): with elicitation the host asks the
- * user; without it the preview and its effect show here, and only Confirm sends, with its token.
+ * click only asks what publishing will do (`confirm: true` never sends): with elicitation the host
+ * asks the person; without it the effect shows here, and only Confirm sends, with its token.
  */
-function publishPanel(comparison: ArticleComparison): HTMLElement {
+function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTMLElement {
   const status = el('div', { className: 'publish-status', attrs: { 'aria-live': 'polite' } });
-  const publish = el('button', { className: 'primary', attrs: { type: 'button', id: 'publish' } }, 'Publish draft…');
+  const publish = el('button', { className: 'primary publish', attrs: { type: 'button' } }, 'Publish draft…');
   const call = (confirm: true | string) => app!.callServerTool({ name: 'publish_article_draft', arguments: { articleId: comparison.draftArticleId, confirm } });
 
   const settle = (result: CallToolResult) => {
@@ -148,16 +217,17 @@ function publishPanel(comparison: ArticleComparison): HTMLElement {
     } else if (isRecord(data) && typeof data.confirmToken === 'string') {
       showPreview(data, data.confirmToken);
     } else if (isRecord(data) && data.sent === false) {
-      replaceChildren(status, el('p', {}, withoutEnvelope(String(data.message ?? 'Nothing was sent.'))));
+      replaceChildren(status, el('p', {}, 'Not published: the confirmation was declined, and nothing was sent.'));
       publish.disabled = false;
     } else {
-      replaceChildren(status, el('p', { className: 'done', attrs: { role: 'status' } }, `Published. ${resultText(result).split('\n')[0]}`));
+      const published = isRecord(data) && typeof data.id === 'string' ? `live article ${data.id}${typeof data.version === 'number' ? ` is now at version ${data.version}` : ''}` : 'the draft is live';
+      replaceChildren(status, el('p', { className: 'done', attrs: { role: 'status' } }, `Published: ${published}.`));
     }
   };
 
   const showPreview = (preview: Record<string, unknown>, token: string) => {
     const effect = Array.isArray(preview.effect) ? preview.effect.map((line) => withoutEnvelope(String(line))) : [];
-    const confirm = el('button', { className: 'primary', attrs: { type: 'button', id: 'confirm-publish' } }, 'Confirm: publish');
+    const confirm = el('button', { className: 'primary confirm-publish', attrs: { type: 'button' } }, 'Confirm: publish');
     const cancel = el('button', { attrs: { type: 'button' } }, 'Cancel');
     confirm.addEventListener('click', () => {
       confirm.disabled = cancel.disabled = true;
@@ -172,9 +242,9 @@ function publishPanel(comparison: ArticleComparison): HTMLElement {
       el(
         'div',
         { className: 'preview', attrs: { role: 'dialog', 'aria-label': 'Confirm publishing' } },
-        el('p', {}, withoutEnvelope(String(preview.message ?? 'Preview only; nothing was sent.'))),
-        effect.length > 0 && el('ul', {}, ...effect.map((line) => el('li', {}, line))),
-        typeof preview.request === 'string' && el('pre', {}, preview.request),
+        el('p', {}, 'Nothing has been sent yet. Publishing this draft will:'),
+        effect.length > 0 ? el('ul', {}, ...effect.map((line) => el('li', { className: 'effect' }, line))) : el('p', { className: 'muted' }, 'The current state could not be read; the request below is exactly what will be sent.'),
+        typeof preview.request === 'string' && el('details', {}, el('summary', {}, 'Request to the workspace API'), el('pre', {}, preview.request)),
         el('div', { className: 'actions' }, confirm, cancel),
       ),
     );
@@ -183,22 +253,22 @@ function publishPanel(comparison: ArticleComparison): HTMLElement {
 
   publish.addEventListener('click', () => {
     publish.disabled = true;
-    replaceChildren(status, el('p', { className: 'muted' }, 'Asking the server what publishing will do…'));
+    replaceChildren(status, el('p', { className: 'muted' }, 'Checking what publishing will do…'));
     call(true).then(settle, (error: unknown) => {
       showError(status, 'Publishing failed', error);
       publish.disabled = false;
     });
   });
-  return el('section', { className: 'publish' }, el('h2', {}, 'Publish'), el('div', { className: 'actions' }, publish), status);
+  return el('section', { className: 'publish' }, el(heading, {}, 'Publish'), el('div', { className: 'actions' }, publish), status);
 }
 
-const isArticleComparison = (value: unknown): value is ArticleComparison => isRecord(value) && typeof value.draftArticleId === 'string' && Array.isArray(value.text);
-const isRuleComparison = (value: unknown): value is RuleComparison => isRecord(value) && typeof value.ruleId === 'string' && Array.isArray(value.changes);
+const isDraftReview = (value: unknown): value is DraftReview => isRecord(value) && Array.isArray(value.drafts) && isRecord(value.verdicts);
+const isRuleComparison = (value: unknown): value is RuleComparison => isRecord(value) && typeof value.ruleId === 'string' && Array.isArray(value.changes) && Array.isArray(value.metadata);
 
 startView('review', {
   result: (result) => {
     const data = result.structuredContent;
-    if (!result.isError && isArticleComparison(data)) renderArticle(data);
+    if (!result.isError && isDraftReview(data)) renderReview(data);
     else if (!result.isError && isRuleComparison(data)) renderRule(data);
     else replaceChildren(root, el('p', { className: 'muted' }, 'Nothing to review; the answer beside this view says why.'));
   },

@@ -134,7 +134,7 @@ function exportArguments(dimension: Dimension, group: Group, window: StatsResult
     since = Math.max(since, start);
     until = Math.min(until, start + (dimension === 'day' ? DAY_MS : 7 * DAY_MS) - 1);
   }
-  return { ...args, since: new Date(since).toISOString(), until: new Date(until).toISOString(), feedback: 'negative', maxConversations: MAX_ANSWERS };
+  return { ...args, since: new Date(since).toISOString(), until: new Date(until).toISOString(), feedback: 'negative', maxConversations: MAX_ANSWERS, view: 'full' };
 }
 
 async function pick(dimension: Dimension, group: Group): Promise<void> {
