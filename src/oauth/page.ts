@@ -11,7 +11,7 @@ const STYLE = `
 :root { color-scheme: light dark; --fg: #1b1f24; --fg-muted: #57606a; --bg: #ffffff; --bg-alt: #f6f8fa; --border: #d0d7de;
   --accent: #2f6feb; --danger-fg: #a40e26; --danger-bg: #ffebe9; --font: system-ui, -apple-system, "Segoe UI", sans-serif; --mono: ui-monospace, "SFMono-Regular", Menlo, monospace; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --fg-muted: #9198a1; --bg: #0d1117; --bg-alt: #161b22; --border: #3d444d;
-  --accent: #58a6ff; --danger-fg: #ff7b72; --danger-bg: #4b1a1d; } }
+  --accent: #1f6feb; --danger-fg: #ff7b72; --danger-bg: #4b1a1d; } }
 * { box-sizing: border-box; }
 html, body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 var(--font); }
 main { max-width: 34rem; margin: 0 auto; padding: 24px 16px; }

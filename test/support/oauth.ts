@@ -8,14 +8,16 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
  * host would keep (registration, tokens, PKCE verifier) in memory and records where it was sent to sign in.
  */
 export class TestOAuthClient implements OAuthClientProvider {
-  /** Never reached: the test reads the redirect's Location instead of following it. */
-  readonly redirectUrl = 'http://127.0.0.1:9/callback';
   information?: OAuthClientInformationMixed;
   saved?: OAuthTokens;
   verifier = '';
   authorizationUrl?: URL;
 
-  constructor(private readonly name = 'svc-mcp tests') {}
+  constructor(
+    private readonly name = 'svc-mcp tests',
+    /** By default never reached: the test reads the redirect's Location instead of following it. */
+    readonly redirectUrl = 'http://127.0.0.1:9/callback',
+  ) {}
 
   get clientMetadata(): OAuthClientMetadata {
     return {
