@@ -264,6 +264,26 @@ describe('tokens', () => {
     expect((await initializeWith(renewed.access_token as string)).status).toBe(401);
   });
 
+  it('keeps a confidential client\'s secret sealed, and checks it at the token endpoint', async () => {
+    const oauth = new (class extends TestOAuthClient {
+      override get clientMetadata() {
+        return { ...super.clientMetadata, token_endpoint_auth_method: 'client_secret_post' };
+      }
+    })();
+    await auth(oauth, { serverUrl: mcpUrl });
+    const secret = oauth.information!.client_secret!;
+    expect(secret).toBeTruthy();
+    secretsSeen.add(secret);
+    const answer = await allowOnPage(oauth.authorizationUrl!, sandbox.keys.admin);
+    const code = new URL(answer.location!).searchParams.get('code')!;
+    secretsSeen.add(code);
+    const fields = { grant_type: 'authorization_code', code, code_verifier: oauth.verifier, client_id: oauth.information!.client_id, redirect_uri: oauth.redirectUrl };
+    expect(await postForm(`${publicUrl}/token`, { ...fields, client_secret: `${secret}x` })).toMatchObject({ status: 400, json: { error: 'invalid_client' } });
+    const tokens = await postForm(`${publicUrl}/token`, { ...fields, client_secret: secret });
+    remember(tokens.json);
+    expect(tokens.status).toBe(200);
+  });
+
   it('binds tokens to this server\'s /mcp (RFC 8707): another resource is refused at every step', async () => {
     const oauth = new TestOAuthClient();
     await auth(oauth, { serverUrl: mcpUrl });
