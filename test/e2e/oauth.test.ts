@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -52,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server, ...others].map((handle) => handle?.shutdown('test over')));
   await sandbox?.close();
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 beforeEach(() => sandbox.clearRequests());

@@ -5,7 +5,7 @@
  * the simulated workspace's keys to type on the page; its logs are JSON lines (SVC_LOG_FORMAT=json).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   child?.kill('SIGTERM');
   if (child && child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe('the shipped binary with --sandbox --auth oauth', () => {

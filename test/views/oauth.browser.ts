@@ -6,7 +6,7 @@
  * would block the redirect back to the client.
  */
 import http from 'node:http';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,7 @@ let server: HttpServerHandle;
 let mcpUrl: string;
 let browser: Browser;
 let page: Page;
+let stateDir: string;
 /** The client's side: where the browser lands after the page, and a page of another site that tries to frame it. */
 let clientSite: http.Server;
 let clientOrigin: string;
@@ -40,7 +41,7 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   const port = await freePort();
   const config = loadConfig(['--transport', 'http', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', `http://127.0.0.1:${port}`], {
-    SVC_STATE_DIR: await mkdtemp(path.join(os.tmpdir(), 'svc-mcp-oauth-browser-')),
+    SVC_STATE_DIR: (stateDir = await mkdtemp(path.join(os.tmpdir(), 'svc-mcp-oauth-browser-'))),
     SVC_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters!',
   });
   server = await startHttpServer(await createRuntime(config, createLogger('silent')));
@@ -59,6 +60,7 @@ afterAll(async () => {
   await server?.shutdown('test over');
   await new Promise((resolve) => clientSite?.close(resolve));
   await sandbox?.close();
+  await rm(stateDir, { recursive: true, force: true });
 });
 
 beforeEach(async () => {
