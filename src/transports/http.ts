@@ -20,6 +20,8 @@ import { waitWhile } from './drain.js';
  *   then authentication, before any MCP work.
  * - Each client's `Authorization: Bearer svc_...` is the key of its upstream calls; a client that
  *   brings none is served with SVC_API_KEY when one is configured, else refused with 401.
+ * - SVC_AUTH=oauth (src/oauth): an access token stands for the key a person gave on the server's
+ *   authorization page, read-only if they chose so; bringing nothing gets a 401 that starts OAuth.
  * - Stateful (default): one McpServer per session, bound to the key that created it; a request on
  *   that session with another key (or none, when that resolves to another key) gets 403.
  * - Stateless (`--stateless`): a fresh McpServer and transport per POST, no elicitation, and no
@@ -42,16 +44,16 @@ const SWEEP_EVERY_MS = 30_000;
 export const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /**
- * How a client brings its key, in every refusal that is about the key. The header is the only way:
- * the workspace API has no OAuth, so this server publishes no OAuth metadata.
+ * How a client brings its key, in every refusal that is about the key. In key mode (the default) the
+ * header is the only way: the workspace API has no OAuth, so this server publishes no OAuth metadata.
  */
 const KEY_HELP =
   'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
   'client configurations with that header are in the README, section "Hosted HTTP")';
 /**
  * Where OAuth clients look after a 401 (RFC 9728 and RFC 8414 metadata, OpenID discovery, dynamic
- * client registration). They get a 404 like any unknown path, but one that says what to do instead:
- * mcp-remote, for one, prints the body of the failed registration.
+ * client registration). In key mode they get a 404 like any unknown path, but one that says what to
+ * do instead: mcp-remote, for one, prints the body of the failed registration.
  */
 const OAUTH_PROBE = /^\/(\.well-known\/(oauth-|openid-configuration)|register$|authorize$|token$)|\/\.well-known\/openid-configuration$/;
 
