@@ -8,6 +8,7 @@ import { ConfigError } from '../config.js';
 import { createMcpServer } from '../engine/server.js';
 import { SERVER_VERSION } from '../engine/types.js';
 import { hashKey } from '../http/limiter.js';
+import type { OAuthGate } from '../oauth/index.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
 import { waitWhile } from './drain.js';
@@ -19,6 +20,8 @@ import { waitWhile } from './drain.js';
  *   then authentication, before any MCP work.
  * - Each client's `Authorization: Bearer svc_...` is the key of its upstream calls; a client that
  *   brings none is served with SVC_API_KEY when one is configured, else refused with 401.
+ * - SVC_AUTH=oauth (src/oauth): an access token stands for the key a person gave on the server's
+ *   authorization page, read-only if they chose so; bringing nothing gets a 401 that starts OAuth.
  * - Stateful (default): one McpServer per session, bound to the key that created it; a request on
  *   that session with another key (or none, when that resolves to another key) gets 403.
  * - Stateless (`--stateless`): a fresh McpServer and transport per POST, no elicitation, and no
@@ -38,25 +41,27 @@ const TASK_HANDBACK_MS = 2000;
 /** How often idle sessions are looked for, at most. */
 const SWEEP_EVERY_MS = 30_000;
 /** The cheap shape of a workspace key, checked before a session (about 80 KB of heap) is made for it. */
-const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
+export const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /**
- * How a client brings its key, in every refusal that is about the key. The header is the only way:
- * the workspace API has no OAuth, so this server publishes no OAuth metadata.
+ * How a client brings its key, in every refusal that is about the key. In key mode (the default) the
+ * header is the only way: the workspace API has no OAuth, so this server publishes no OAuth metadata.
  */
 const KEY_HELP =
   'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
   'client configurations with that header are in the README, section "Hosted HTTP")';
 /**
  * Where OAuth clients look after a 401 (RFC 9728 and RFC 8414 metadata, OpenID discovery, dynamic
- * client registration). They get a 404 like any unknown path, but one that says what to do instead:
- * mcp-remote, for one, prints the body of the failed registration.
+ * client registration). In key mode they get a 404 like any unknown path, but one that says what to
+ * do instead: mcp-remote, for one, prints the body of the failed registration.
  */
 const OAUTH_PROBE = /^\/(\.well-known\/(oauth-|openid-configuration)|register$|authorize$|token$)|\/\.well-known\/openid-configuration$/;
 
 interface Session {
   id: string;
   keyHash: string;
+  /** Opened through a read-only OAuth grant: its server lists and runs read tools only. */
+  readOnly: boolean;
   server: McpServer;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
@@ -203,9 +208,21 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   let inFlight = 0;
   let draining = false;
   let port = config.httpPort;
+  /** SVC_AUTH=oauth: its routes and access tokens (src/oauth), made once the listener's address, the sandbox's default public URL, is known. */
+  const oauthModule = config.auth === 'oauth' ? await import('../oauth/index.js') : undefined;
+  let oauth: OAuthGate | undefined;
+  /** Who a /mcp request acts for: an OAuth access token first (oauth mode), else the bearer key path. */
+  const identify = async (req: IncomingMessage): Promise<{ key?: string; readOnly?: boolean; invalid?: string; challenge?: string }> =>
+    (await oauth?.authenticate(req)) ?? requestKey(req, serverKey);
 
-  const newServer = (apiKey: string, stateless: boolean) =>
-    createMcpServer({ ...runtime, apiKey, elicitationAllowed: !stateless, ...(stateless && !runtime.config.redisUrl ? { taskStore: null } : {}) });
+  const newServer = (apiKey: string, stateless: boolean, readOnly: boolean) =>
+    createMcpServer({
+      ...runtime,
+      ...(readOnly ? { config: { ...config, readOnly: true } } : {}),
+      apiKey,
+      elicitationAllowed: !stateless,
+      ...(stateless && !runtime.config.redisUrl ? { taskStore: null } : {}),
+    });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, log: Record<string, unknown>): Promise<void> => {
     if (!hostAllowed(req.headers.host, port, config.allowedHosts)) {
@@ -216,15 +233,15 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       return rpcError(res, 403, -32000, 'Forbidden: Origin not allowed (DNS-rebinding protection; see SVC_ALLOWED_ORIGINS)');
     }
 
-    const { key, invalid } = requestKey(req, serverKey);
+    const { key, readOnly = false, invalid, challenge } = await identify(req);
     if (!key) {
       return rpcError(
         res,
         401,
         -32001,
         invalid ?? `Unauthorized: this server has no API key of its own, so ${KEY_HELP}`,
-        // RFC 6750 asks for the challenge on a 401; it names no resource metadata, since there is none.
-        { 'www-authenticate': 'Bearer realm="svc-mcp"' },
+        // RFC 6750 asks for the challenge on a 401; in key mode it names no resource metadata, since there is none.
+        { 'www-authenticate': challenge ?? 'Bearer realm="svc-mcp"' },
       );
     }
     const keyHash = hashKey(key);
@@ -245,7 +262,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       if (method !== 'POST') {
         return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
       }
-      const server = newServer(key, true);
+      const server = newServer(key, true, readOnly);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close().catch(() => undefined);
@@ -263,6 +280,9 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       log.session = sessionId;
       if (session.keyHash !== keyHash) {
         return rpcError(res, 403, -32000, 'Forbidden: this session belongs to another API key');
+      }
+      if (session.readOnly !== readOnly) {
+        return rpcError(res, 403, -32000, `Forbidden: this session was opened with ${session.readOnly ? 'read-only' : 'read and write'} access; open a new session`);
       }
       session.lastSeen = Date.now();
       session.inFlight++;
@@ -288,12 +308,12 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     }
     slotsTaken++;
     slots.set(keyHash, (slots.get(keyHash) ?? 0) + 1);
-    const server = newServer(key, false);
+    const server = newServer(key, false, readOnly);
     let session: Session | undefined;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        session = { id, keyHash, server, transport, lastSeen: Date.now(), inFlight: 0 };
+        session = { id, keyHash, readOnly, server, transport, lastSeen: Date.now(), inFlight: 0 };
         sessions.set(id, session);
         log.session = id;
         logger.info({ session: id, key: keyHash }, 'session opened');
@@ -355,9 +375,15 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
         ? health(res)
         : path === READY && req.method === 'GET'
           ? Promise.resolve(ready(res))
-          : OAUTH_PROBE.test(path)
-            ? Promise.resolve(sendJson(res, 404, { error: `Not found: ${KEY_HELP}` }))
-            : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` }));
+          : oauth?.serves(path)
+            ? Promise.resolve(
+                hostAllowed(req.headers.host, port, config.allowedHosts)
+                  ? oauth.handle(req, res)
+                  : sendJson(res, 403, { error: 'Forbidden: Host header not allowed (DNS-rebinding protection; see SVC_ALLOWED_HOSTS)' }),
+              )
+            : !oauth && OAUTH_PROBE.test(path)
+              ? Promise.resolve(sendJson(res, 404, { error: `Not found: ${KEY_HELP}` }))
+              : Promise.resolve(sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` }));
     work.catch((error: unknown) => {
       if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
       logger.error({ err: error, path }, 'http handler failed');
@@ -374,6 +400,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     });
   });
   port = (httpServer.address() as AddressInfo).port;
+  oauth = oauthModule?.createOAuthGate(runtime, config.publicUrl ?? `http://127.0.0.1:${port}`);
   const hostForUrl = config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost;
   const url = `http://${hostForUrl}:${port}${ENDPOINT}`;
 

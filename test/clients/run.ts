@@ -4,7 +4,8 @@
  *
  * - The clients install from npm at pinned versions into a temporary prefix, never as dev dependencies:
  *   the MCP Inspector CLI (stdio and Streamable HTTP), the Claude Code CLI (`claude mcp add` then
- *   `claude mcp list`, stdio and HTTP with a key header) and mcp-remote with a key header, as Claude
+ *   `claude mcp list`, stdio, HTTP with a key header, and HTTP with OAuth up to the sign-in, which
+ *   only its interactive session can do) and mcp-remote with a key header, as Claude
  *   Desktop runs it. Each lists tools, resources and prompts and makes a read, a write preview and the
  *   confirmed write, checked in the sandbox's own state.
  * - Conformance: every server scenario of @modelcontextprotocol/conformance (a dev dependency); a
@@ -194,7 +195,7 @@ async function inspector(sandbox: Sandbox, httpUrl: string): Promise<void> {
   await exercise('inspector-cli http', http, sandbox);
 }
 
-async function claudeCode(sandbox: Sandbox, httpUrl: string): Promise<void> {
+async function claudeCode(sandbox: Sandbox, httpUrl: string, oauthUrl: string): Promise<void> {
   const project = path.join(work, 'claude-project');
   mkdirSync(project, { recursive: true });
   const env = {
@@ -217,10 +218,17 @@ async function claudeCode(sandbox: Sandbox, httpUrl: string): Promise<void> {
     const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-http', httpUrl, '--header', `Authorization: Bearer ${sandbox.keys.admin}`]);
     assert(ran.code === 0, `exited ${ran.code}`);
   });
-  await check('claude mcp list reports both connected', async () => {
+  await check('claude mcp add (http, OAuth: no header)', async () => {
+    const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-oauth', oauthUrl]);
+    assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-600)}`);
+  });
+  // The OAuth server is found through its 401, metadata and dynamic registration; the sign-in itself
+  // happens only in an interactive session (/mcp, then a browser), which a headless run cannot drive.
+  await check('claude mcp list reports both connected, and the OAuth server as needing sign-in', async () => {
     const ran = await claude(['mcp', 'list']);
     const status = (name: string) => ran.stdout.split('\n').find((line) => line.startsWith(`${name}:`)) ?? `${name}: missing`;
     for (const name of ['svc-stdio', 'svc-http']) assert(/✓ Connected/.test(status(name)), `${status(name)}\n${ran.stderr.slice(-400)}`);
+    assert(/Needs authentication/.test(status('svc-oauth')), `${status('svc-oauth')}\n${ran.stderr.slice(-400)}`);
   });
 }
 
@@ -300,16 +308,19 @@ async function main(): Promise<void> {
   const sandbox = await startSandbox();
   // A hosted server with no key of its own: every client must bring its key in the header.
   const hosted = await startHttpServer({ SVC_BASE_URL: sandbox.url });
+  // SVC_AUTH=oauth on the simulated workspace, as HOSTING.md's walkthrough starts it.
+  const oauthHosted = await startHttpServer({ SVC_STATE_DIR: path.join(work, 'oauth-state') }, ['--sandbox', '--auth', 'oauth']);
   try {
     await installClients();
     if (failures.length === 0) {
       await inspector(sandbox, hosted.url);
-      await claudeCode(sandbox, hosted.url);
+      await claudeCode(sandbox, hosted.url, oauthHosted.url);
       await mcpRemote(sandbox, hosted.url);
     }
     await conformance();
   } finally {
     hosted.stop();
+    oauthHosted.stop();
     await sandbox.close();
     rmSync(work, { recursive: true, force: true });
   }

@@ -17,9 +17,10 @@ export interface Fleet {
 
 export const FLEET_SECRET = 'fleet-test-secret-shared-by-every-node';
 
-export async function startFleet(sandbox: Sandbox, options: { nodes: number; env?: Record<string, string> }): Promise<Fleet> {
+/** `proxyPort`: chosen by the caller when the nodes must know the proxy's address (SVC_PUBLIC_URL for OAuth). */
+export async function startFleet(sandbox: Sandbox, options: { nodes: number; env?: Record<string, string>; proxyPort?: number }): Promise<Fleet> {
   const redis = await startRedis();
-  const proxyPort = await freePort();
+  const proxyPort = options.proxyPort ?? (await freePort());
   const env = {
     // Clients name the proxy in their Host header.
     SVC_ALLOWED_HOSTS: `127.0.0.1:${proxyPort}`,

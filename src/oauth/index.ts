@@ -1,0 +1,145 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { ConfigError } from '../config.js';
+import type { Runtime } from '../runtime.js';
+import { sameResource, StateOAuthProvider, type Caller } from './provider.js';
+
+/**
+ * SVC_AUTH=oauth: this server is the OAuth 2.1 authorization server and the protected resource for its
+ * own /mcp, so hosted connectors (Claude, ChatGPT), which cannot send a header, can sign in. Built on the
+ * MCP SDK's authorization server (`mcpAuthRouter`: RFC 8414 and RFC 9728 metadata, RFC 7591
+ * registration, authorization code with PKCE S256, token, RFC 7009 revocation); `StateOAuthProvider`
+ * decides and remembers. Loaded only in that mode: the key mode never loads express or this module.
+ */
+
+/** The paths this module answers; everything else stays with the HTTP transport. */
+const ROUTES = new Set([
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server',
+  '/register',
+  '/authorize',
+  '/token',
+  '/revoke',
+]);
+
+/** Per client address (the SDK's defaults are lower): hosted connectors reach the server from a few shared addresses for all their users. */
+const RATE_LIMITS = {
+  authorize: { windowMs: 15 * 60_000, max: 100 },
+  register: { windowMs: 60 * 60_000, max: 100 },
+  token: { windowMs: 15 * 60_000, max: 1000 },
+  revoke: { windowMs: 15 * 60_000, max: 1000 },
+};
+
+/** A refused /mcp request: the JSON-RPC message and the RFC 6750 challenge that points at the resource metadata. */
+export interface Refusal {
+  invalid: string;
+  challenge: string;
+}
+
+export interface OAuthGate {
+  /** Whether `path` is one of the OAuth routes (metadata, register, authorize, token, revoke). */
+  serves(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Who a /mcp request acts for: an access token this server issued resolves to its grant's key and
+   * access; a bearer workspace key (`svc_...`) is left to the key path (undefined); anything else, no
+   * header included, is refused with a challenge that starts the OAuth flow.
+   */
+  authenticate(req: IncomingMessage): Promise<Caller | Refusal | undefined>;
+}
+
+export function createOAuthGate(runtime: Runtime, publicUrl: string): OAuthGate {
+  const { logger } = runtime;
+  const resource = `${publicUrl}/mcp`;
+  const resourceMetadataUrl = `${publicUrl}/.well-known/oauth-protected-resource/mcp`;
+  const provider = new StateOAuthProvider(runtime, resource);
+  // The SDK's own express app; for a loopback public URL it checks the Host header as the transport already does.
+  const app = createMcpExpressApp({ host: new URL(publicUrl).hostname });
+  app.disable('x-powered-by');
+  // Behind a reverse proxy on this machine or a private network, the rate limits count each client address it forwards.
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  const resourceName = 'Support-Agent Workspace (svc-mcp)';
+  try {
+    app.use(
+      mcpAuthRouter({
+        provider,
+        issuerUrl: new URL(publicUrl),
+        resourceServerUrl: new URL(resource),
+        resourceName,
+        authorizationOptions: { rateLimit: { ...RATE_LIMITS.authorize, validate: false } },
+        clientRegistrationOptions: { rateLimit: { ...RATE_LIMITS.register, validate: false }, clientSecretExpirySeconds: 0 },
+        tokenOptions: { rateLimit: { ...RATE_LIMITS.token, validate: false } },
+        revocationOptions: { rateLimit: { ...RATE_LIMITS.revoke, validate: false } },
+      }),
+    );
+  } catch (error) {
+    throw new ConfigError(`SVC_PUBLIC_URL=${publicUrl} cannot be the OAuth issuer: ${(error as Error).message}`);
+  }
+  // RFC 9728 at the origin too, for clients that look there first: the same document, naming /mcp.
+  app.use('/.well-known/oauth-protected-resource', metadataHandler({ resource, authorization_servers: [new URL(publicUrl).href], resource_name: resourceName }));
+  app.use((_req: unknown, res: ExpressResponse) => res.status(404).json({ error: 'not_found' }));
+  app.use((error: Error, _req: unknown, res: ExpressResponse, _next: unknown) => {
+    logger.error({ err: error }, 'oauth route failed');
+    res.status(500).json({ error: 'server_error' });
+  });
+
+  const refuse = (message: string, error?: string): Refusal => ({
+    invalid: `Unauthorized: ${message}`,
+    challenge: error
+      ? `Bearer error="${error}", error_description="${message.replaceAll('"', "'")}", resource_metadata="${resourceMetadataUrl}"`
+      : `Bearer resource_metadata="${resourceMetadataUrl}"`,
+  });
+
+  if (runtime.sandbox) tellSandboxUser(runtime, resource);
+
+  return {
+    serves: (path) => ROUTES.has(path),
+    handle: (req, res) => app(req, res),
+    async authenticate(req) {
+      const header = req.headers.authorization;
+      if (header === undefined || header.trim() === '') {
+        return refuse('sign in through OAuth (hosted connectors do it for you), or send a workspace API key as "Authorization: Bearer svc_..."');
+      }
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      if (token === undefined) return refuse('the Authorization header is not "Bearer <token>"', 'invalid_request');
+      if (token.startsWith('svc_')) return undefined;
+      try {
+        const info = await provider.verifyAccessToken(token);
+        if (!sameResource(info.resource, resource)) return refuse(`the access token was issued for another resource, not ${resource}`, 'invalid_token');
+        return info.extra!.caller as Caller;
+      } catch (error) {
+        if (error instanceof InvalidTokenError) return refuse(`${error.message}; sign in again`, 'invalid_token');
+        throw error;
+      }
+    },
+  };
+}
+
+/** The little of express's response the two fallbacks use. */
+interface ExpressResponse {
+  status(code: number): { json(body: unknown): void };
+}
+
+/**
+ * With --sandbox, a person trying the flow needs a key of the simulated workspace to type on the page.
+ * Its keys are made afresh for each run and are nobody's secret, but they are shown only to a person at a
+ * terminal (stdout, which the HTTP transport does not otherwise use), never in a log.
+ */
+function tellSandboxUser(runtime: Runtime, resource: string): void {
+  if (!process.stdout.isTTY || !runtime.sandbox) return;
+  const { keys } = runtime.sandbox;
+  process.stdout.write(
+    [
+      '',
+      `OAuth sandbox: connect a client to ${resource}`,
+      'On the page that opens, paste a key of the simulated workspace:',
+      `  read and write  ${keys.admin}`,
+      `  read only       ${keys.readOnly}`,
+      '',
+    ].join('\n') + '\n',
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * Design §10.8 and §11 on the shipped binary: `dist/svc-mcp.js --sandbox --auth oauth --transport http`
+ * (run `npm run build` first) signs a client in through OAuth end to end. The process runs on a
+ * pseudo-terminal (`script`), as a person trying the flow would start it, since that is when it prints
+ * the simulated workspace's keys to type on the page; its logs are JSON lines (SVC_LOG_FORMAT=json).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { freePort, waitForHealth } from '../support/network.js';
+import { hiddenFields, openPage, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { ROOT } from '../support/paths.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+
+const ENTRY = path.join(ROOT, 'dist/svc-mcp.js');
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-oauth-shipped-'));
+let child: ChildProcess;
+let output = '';
+let base: string;
+const keys: Record<string, string> = {};
+const tokens: string[] = [];
+
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+beforeAll(async () => {
+  if (!existsSync(ENTRY)) throw new Error(`${path.relative(ROOT, ENTRY)} is missing: run npm run build first`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const command = [process.execPath, ENTRY, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(port), '--confirm', 'none'].map(quote).join(' ');
+  child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, TERM: 'dumb' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitForHealth(base, 30_000, () => child.exitCode !== null);
+  for (let waited = 0; !/read only\s+svc_\w+/.test(output) && waited < 5000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+  keys.admin = /read and write\s+(svc_\w+)/.exec(output)?.[1] ?? '';
+  keys.readOnly = /read only\s+(svc_\w+)/.exec(output)?.[1] ?? '';
+  if (!keys.admin || !keys.readOnly) throw new Error(`no sandbox keys on the terminal:\n${output}`);
+});
+
+afterAll(async () => {
+  child?.kill('SIGTERM');
+  if (child && child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('the shipped binary with --sandbox --auth oauth', () => {
+  it('publishes its metadata under the address it listens on (the sandbox\'s default public URL)', async () => {
+    const resource = (await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+    expect(resource).toEqual(expect.objectContaining({ resource: `${base}/mcp`, authorization_servers: [`${base}/`] }));
+    const anonymous = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it('signs the SDK client in, and its calls carry the key typed on the page, not the server\'s own', async () => {
+    const signed = await signIn(`${base}/mcp`, keys.readOnly);
+    tokens.push(signed.oauth.saved!.access_token, signed.oauth.saved!.refresh_token!);
+    const read = (await signed.client.callTool({ name: 'list_agents', arguments: {} })) as CallToolResult;
+    expect(read.isError).toBeFalsy();
+    // The workspace's read-only key may not write: the sandbox's 403 shows which key went upstream.
+    const write = (await signed.client.callTool({ name: 'create_tag', arguments: { tagGroupId: 'tg_1', tagName: 'oauth' } })) as CallToolResult;
+    expect(write.isError).toBe(true);
+    expect(JSON.stringify(write.content)).toMatch(/403|scope/i);
+    await signed.close();
+  });
+
+  it('refuses a wrong key on the page and gives no code', async () => {
+    const oauth = new TestOAuthClient();
+    await auth(oauth, { serverUrl: `${base}/mcp` });
+    const fields = hiddenFields((await openPage(oauth.authorizationUrl!)).html);
+    const answer = await submitPage(oauth.authorizationUrl!, { ...fields, api_key: `svc_${'0'.repeat(32)}`, decision: 'allow' });
+    expect(answer.status).toBe(400);
+    expect(answer.location).toBeUndefined();
+    expect(answer.html).toContain('refused this key');
+  });
+
+  it('keeps the key and the tokens out of its state folder and its log lines', async () => {
+    const files: string[] = [];
+    const visit = (folder: string) => {
+      for (const name of readdirSync(folder)) {
+        const file = path.join(folder, name);
+        if (statSync(file).isDirectory()) visit(file);
+        else files.push(file);
+      }
+    };
+    visit(stateDir);
+    expect(files.some((file) => file.includes('oauth-grant'))).toBe(true);
+    const stored = files.map((file) => readFileSync(file, 'utf8')).join('\n');
+    const logLines = output.split(/\r?\n/).filter((line) => line.startsWith('{'));
+    expect(logLines.some((line) => line.includes('oauth access allowed'))).toBe(true);
+    for (const secret of [keys.readOnly, ...tokens]) {
+      for (const form of [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex')]) {
+        expect(stored).not.toContain(form);
+        expect(logLines.join('\n')).not.toContain(form);
+      }
+    }
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The OAuth authorization page in Debian's Chromium (`npm run test:views`, CI only): a person types the
+ * key and is sent back to the client with a code; a wrong key is refused on the page; read-only is
+ * honoured; the page cannot be framed. It also covers Chromium's two traps: under
+ * `Referrer-Policy: no-referrer` the form's POST carries `Origin: null`, and a CSP `form-action 'self'`
+ * would block the redirect back to the client.
+ */
+import http from 'node:http';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { freePort } from '../support/network.js';
+import { connectWithTokens, TestOAuthClient } from '../support/oauth.js';
+import { launchBrowser, SCREENSHOTS } from './host.js';
+
+let sandbox: Sandbox;
+let server: HttpServerHandle;
+let mcpUrl: string;
+let browser: Browser;
+let page: Page;
+let stateDir: string;
+/** The client's side: where the browser lands after the page, and a page of another site that tries to frame it. */
+let clientSite: http.Server;
+let clientOrigin: string;
+let frameTarget = '';
+/** Origin headers of the form's POSTs, as Chromium sent them. */
+let postOrigins: Array<string | undefined> = [];
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  sandbox = await startSandbox();
+  const port = await freePort();
+  const config = loadConfig(['--transport', 'http', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', `http://127.0.0.1:${port}`], {
+    SVC_STATE_DIR: (stateDir = await mkdtemp(path.join(os.tmpdir(), 'svc-mcp-oauth-browser-'))),
+    SVC_AUTH_SECRET: 'a-test-secret-of-at-least-32-characters!',
+  });
+  server = await startHttpServer(await createRuntime(config, createLogger('silent')));
+  mcpUrl = server.url;
+  clientSite = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(req.url === '/frame' ? `<!doctype html><title>another site</title><iframe src="${frameTarget}" width="600" height="400"></iframe>` : '<!doctype html><title>client</title><p>back at the client</p>');
+  });
+  await new Promise<void>((resolve) => clientSite.listen(0, '127.0.0.1', resolve));
+  clientOrigin = `http://127.0.0.1:${(clientSite.address() as AddressInfo).port}`;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.shutdown('test over');
+  await new Promise((resolve) => clientSite?.close(resolve));
+  await sandbox?.close();
+  await rm(stateDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  postOrigins = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST') void request.allHeaders().then((headers) => postOrigins.push(headers.origin));
+  });
+});
+
+/** A client registered with a return address on the client's site, sent to the page as a host would send the person. */
+async function startSignIn() {
+  const oauth = new TestOAuthClient('Browser test client', `${clientOrigin}/callback`);
+  expect(await auth(oauth, { serverUrl: mcpUrl })).toBe('REDIRECT');
+  await page.goto(oauth.authorizationUrl!.href);
+  return oauth;
+}
+
+/** What the client does with the code it got back: exchange it, then open a session on the tokens. */
+async function finish(oauth: TestOAuthClient, code: string) {
+  await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth }).finishAuth(code);
+  return connectWithTokens(mcpUrl, oauth);
+}
+
+describe('the authorization page in Chromium', () => {
+  it('takes the key and sends the person back to the client with a code, though the POST carries Origin: null', async () => {
+    const oauth = await startSignIn();
+    await expect(page.getByText('Browser test client')).toBeTruthy();
+    expect(await page.locator('#api_key').getAttribute('type')).toBe('password');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `oauth-page-${scheme}.png`), fullPage: true });
+    }
+    await page.locator('#api_key').fill(sandbox.keys.admin);
+    await Promise.all([page.waitForURL(`${clientOrigin}/callback?**`), page.getByRole('button', { name: 'Allow access' }).click()]);
+    expect(postOrigins).toEqual(['null']);
+    const code = new URL(page.url()).searchParams.get('code')!;
+    expect(code).toBeTruthy();
+    const signed = await finish(oauth, code);
+    expect((await signed.client.listTools()).tools.some((tool) => tool.annotations?.readOnlyHint === false)).toBe(true);
+    await signed.close();
+    await page.close();
+  });
+
+  it('refuses a wrong key on the page, and takes the right one on a second try', async () => {
+    await startSignIn();
+    await page.locator('#api_key').fill(sandbox.keys.revoked);
+    await page.getByRole('button', { name: 'Allow access' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('The workspace API refused this key');
+    expect(page.url()).not.toContain(clientOrigin);
+    expect(await page.content()).not.toContain(sandbox.keys.revoked);
+    await page.locator('#api_key').fill(sandbox.keys.admin);
+    await Promise.all([page.waitForURL(`${clientOrigin}/callback?**`), page.getByRole('button', { name: 'Allow access' }).click()]);
+    expect(new URL(page.url()).searchParams.get('code')).toBeTruthy();
+    await page.close();
+  });
+
+  it('honours read-only: the session lists read tools only', async () => {
+    const oauth = await startSignIn();
+    await page.locator('#api_key').fill(sandbox.keys.admin);
+    await page.getByLabel(/Read only/).check();
+    await Promise.all([page.waitForURL(`${clientOrigin}/callback?**`), page.getByRole('button', { name: 'Allow access' }).click()]);
+    const signed = await finish(oauth, new URL(page.url()).searchParams.get('code')!);
+    const { tools } = await signed.client.listTools();
+    expect(tools.length).toBeGreaterThan(5);
+    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    await signed.close();
+    await page.close();
+  });
+
+  it('cannot be framed by another site', async () => {
+    const oauth = new TestOAuthClient('Framed', `${clientOrigin}/callback`);
+    await auth(oauth, { serverUrl: mcpUrl });
+    frameTarget = oauth.authorizationUrl!.href;
+    await page.goto(`${clientOrigin}/frame`);
+    await page.waitForLoadState('load');
+    const frame = page.frames().find((candidate) => candidate !== page.mainFrame())!;
+    expect(await frame.locator('#api_key').count()).toBe(0);
+    await page.close();
+  });
+});
