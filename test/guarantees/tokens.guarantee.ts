@@ -142,7 +142,7 @@ describe('across a restart, with SVC_CONFIRM_SECRET and SVC_STATE_DIR', () => {
   });
 });
 
-describe.skipIf(!runRedisTests())('across two HTTP processes sharing Redis (SVC_REDIS_URL)', () => {
+describe.skipIf(!runRedisTests())('across two HTTP processes sharing Redis (SVC_REDIS_URL), one of them stateless', () => {
   let redis: RedisServer;
   let nodes: HttpServerProcess[];
   let clients: HttpConnection[];
@@ -150,7 +150,8 @@ describe.skipIf(!runRedisTests())('across two HTTP processes sharing Redis (SVC_
   beforeAll(async () => {
     redis = await startRedis();
     const env = upstreamEnv(sandbox, { SVC_REDIS_URL: redis.url, SVC_CONFIRM_SECRET: 'fleet-secret-0b8e4f7a1c9d2e6f3a5b' });
-    nodes = await Promise.all([startHttpServerProcess({ env }), startHttpServerProcess({ env })]);
+    // One node with sessions, one stateless, as a fleet may mix them behind a load balancer.
+    nodes = await Promise.all([startHttpServerProcess({ env }), startHttpServerProcess({ env, args: ['--stateless'] })]);
     clients = await Promise.all(nodes.map((node) => connectHttp(node.url)));
   });
   afterAll(async () => {
