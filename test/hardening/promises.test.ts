@@ -26,7 +26,8 @@ beforeAll(async () => {
   sandbox = await withSandbox();
   sandbox.setRateLimit(1_000_000, 60_000);
   key = sandbox.keys.admin;
-  const env = { SVC_RATE_LIMIT: '1000000/60s' };
+  // Trace-level logs: the most a log could give away.
+  const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_LOG_LEVEL: 'trace' };
   [confirming, direct] = await Promise.all([
     connect({ env: sandboxEnv(sandbox, key, env) }),
     connect({ env: sandboxEnv(sandbox, key, { ...env, SVC_CONFIRM: 'none' }) }),
