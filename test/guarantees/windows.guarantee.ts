@@ -29,7 +29,7 @@ beforeAll(async () => {
     args: ['--sandbox', '--sandbox-conversations', String(CONVERSATIONS)],
     env: { SVC_RATE_LIMIT: '1000000/60s', SVC_EXPORT_DIR: exportDir },
   });
-  const url = await eventually(() => /"url":"(http:\/\/[^"]+)","msg":"embedded sandbox workspace started"/.exec(server.stderr())?.[1], 'the embedded sandbox\'s address in the log');
+  const url = await eventually(() => sandboxUrlIn(server.stderr()), 'the embedded sandbox\'s address in the log');
   const info = (await (await fetch(`${url}/__sandbox/info`)).json()) as { keys: { admin: string } };
   // The spec's 100 requests a minute would make this suite wait, not fail: lifted through the sandbox's control route.
   await fetch(`${url}/__sandbox/rate-limit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1_000_000, windowMs: 60_000 }) });
@@ -41,6 +41,16 @@ afterAll(async () => {
   await server?.close();
   rmSync(exportDir, { recursive: true, force: true });
 });
+
+/** The embedded sandbox's address, from its start line in the server's JSON log. */
+function sandboxUrlIn(log: string): string | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const record = JSON.parse(line) as { msg?: string; url?: string };
+    if (record.msg === 'embedded sandbox workspace started') return record.url;
+  }
+  return undefined;
+}
 
 /** Pages through the API in 30-day windows (never the tools' slicing) and keeps each id once. */
 async function everyConversation(url: string, key: string, until: number): Promise<Array<{ id: string; createdAt: number }>> {
