@@ -122,4 +122,16 @@ describe('§10.7 any window works', () => {
       { numRuns: 12, endOnFailure: true },
     );
   });
+
+  it('under the smallest result cap (SVC_MAX_RESULT_TOKENS=500) conversation_stats still answers over every window length above', async () => {
+    const capped = await connectProcess({ args: ['--sandbox', '--sandbox-conversations', String(CONVERSATIONS)], env: { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '500' } });
+    try {
+      for (const length of [1, DAY + 1, LIMIT - 1, LIMIT, LIMIT + 1, 2 * (LIMIT + 1), 365 * DAY]) {
+        const result = await call(capped.client, 'conversation_stats', { since: now - length, until: now });
+        expect(result.isError, `${length} ms: ${textOf(result)}`).toBeFalsy();
+      }
+    } finally {
+      await capped.close();
+    }
+  });
 });
