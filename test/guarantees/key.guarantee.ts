@@ -102,7 +102,7 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
       fc.asyncProperty(keyFormArbitrary(key), (form) => attack(form)),
       { numRuns: fixed().length + RANDOM_FORMS, examples: fixed().map((form) => [form]), endOnFailure: true },
     );
-  });
+  }, 180_000);
 
   it('not in the whole list of articles written above', async () => {
     expectNoLeak('list_articles', await call(direct.client, 'list_articles', { view: 'full' }), { name: 'every form above', text: '' });
