@@ -81,7 +81,9 @@ async function attack(form: KeyForm): Promise<void> {
   results.push(['create_article preview, key in the arguments', await call(confirming.client, 'create_article', written)]);
   results.push(['create_article, key in the stored article', await call(direct.client, 'create_article', written)]);
   const id = await articleIdByTitle(title);
-  results.push(['get_articles, key read back', await call(direct.client, 'get_articles', { articleIds: [id] })]);
+  const readBack = await call(direct.client, 'get_articles', { articleIds: [id] });
+  expect(readBack.isError, `the stored article reads back: ${textOf(readBack)}`).toBeFalsy();
+  results.push(['get_articles, key read back', readBack]);
   results.push(['update_article preview, key read back and in the arguments', await call(confirming.client, 'update_article', { articleId: id, agentInstruction: form.text })]);
   results.push(['list_conversations refusal, key in a refused argument', await call(confirming.client, 'list_conversations', { question: `${form.text}%`, limit: 1000 })]);
 
@@ -105,7 +107,9 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
   }, 180_000);
 
   it('not in the whole list of articles written above', async () => {
-    expectNoLeak('list_articles', await call(direct.client, 'list_articles', { view: 'full' }), { name: 'every form above', text: '' });
+    const listed = await call(direct.client, 'list_articles', { view: 'full' });
+    expect(listed.isError, textOf(listed)).toBeFalsy();
+    expectNoLeak('list_articles', listed, { name: 'every form above', text: '' });
   });
 
   it('in no log line of any process (stdio JSON and pretty at trace level, HTTP), nor in an MCP log message', () => {
