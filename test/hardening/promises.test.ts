@@ -113,7 +113,9 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
         expectNoLeak('preview', await call(confirming, 'create_article', args), form);
         expectNoLeak('create_article', await call(direct, 'create_article', args), form);
         const id = await articleIdByTitle(title);
-        expectNoLeak('get_articles', await call(direct, 'get_articles', { articleIds: [id] }), form);
+        const readBack = await call(direct, 'get_articles', { articleIds: [id] });
+        expect(readBack.isError, textOf(readBack)).toBeFalsy();
+        expectNoLeak('get_articles', readBack, form);
         expectNoLeak('update preview', await call(confirming, 'update_article', { articleId: id, agentInstruction: form.text }), form);
       }),
       { numRuns: 15, endOnFailure: true },
