@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry traces and metrics, following the MCP semantic conventions, for teams that host
  * svc-mcp. Off unless the standard OTEL_* variables ask for it (see `telemetryWanted`); off, this
- * module loads nothing from OpenTelemetry (its imports below are types only) and each hook is one
- * check of a variable.
+ * module loads nothing from OpenTelemetry (the SDK is imported from `telemetry-sdk.ts` only when asked
+ * for; the imports below are types only) and each hook is one check of a variable.
  *
  * - A SERVER span per MCP request, named `{mcp.method.name} {target}` (`tools/call list_agents`,
  *   `prompts/get setup_attribute`, plain `resources/read`: URIs are too many to name spans by), from
@@ -31,7 +31,7 @@ const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 interface Instruments {
-  api: typeof import('@opentelemetry/api');
+  api: typeof import('./telemetry-sdk.js')['api'];
   tracer?: Tracer;
   duration?: Histogram;
   shutdown(): Promise<void>;
@@ -88,36 +88,26 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<bo
   const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (protocol && protocol !== 'http/json') options.logger?.warn({ protocol }, 'OTEL_EXPORTER_OTLP_PROTOCOL: svc-mcp exports OTLP as http/json');
 
-  const api = await import('@opentelemetry/api');
-  const { detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
+  const sdk = await import('./telemetry-sdk.js');
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over these defaults.
-  const resource = resourceFromAttributes({ 'service.name': SERVER_NAME, 'service.version': SERVER_VERSION }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = sdk.resourceFromAttributes({ 'service.name': SERVER_NAME, 'service.version': SERVER_VERSION }).merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
   const stops: Array<() => Promise<void>> = [];
-  const loaded: Instruments = { api, shutdown: async () => void (await Promise.allSettled(stops.map((stop) => stop()))) };
+  const loaded: Instruments = { api: sdk.api, shutdown: async () => void (await Promise.allSettled(stops.map((stop) => stop()))) };
 
   if (wanted.traces) {
-    const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
-    let processor;
-    if (options.spanExporter) {
-      processor = new SimpleSpanProcessor(options.spanExporter);
-    } else {
-      const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-      processor = new BatchSpanProcessor(new OTLPTraceExporter());
-    }
+    const processor = options.spanExporter ? new sdk.SimpleSpanProcessor(options.spanExporter) : new sdk.BatchSpanProcessor(new sdk.OTLPTraceExporter());
     // Sampling and limits come from OTEL_TRACES_SAMPLER and friends, read by the provider.
-    const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+    const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [processor] });
     loaded.tracer = provider.getTracer(SERVER_NAME, SERVER_VERSION);
     stops.push(() => provider.shutdown());
   }
   if (wanted.metrics) {
-    const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics');
     let reader = options.metricReader;
     if (!reader) {
-      const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
       const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
-      reader = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000 });
+      reader = new sdk.PeriodicExportingMetricReader({ exporter: new sdk.OTLPMetricExporter(), exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000 });
     }
-    const provider = new MeterProvider({ resource, readers: [reader] });
+    const provider = new sdk.MeterProvider({ resource, readers: [reader] });
     loaded.duration = provider.getMeter(SERVER_NAME, SERVER_VERSION).createHistogram('mcp.server.operation.duration', {
       unit: 's',
       description: 'MCP request duration as observed on the server, from receipt until the response is sent.',

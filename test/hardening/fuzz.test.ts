@@ -4,6 +4,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SEED, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
 import { apiRequests, connect, sandboxEnv, textOf, type Connection } from '../support/harness.js';
+import { disguisedText, rawHidden } from '../support/hidden-text.js';
+import { keyFormArbitrary, keyForms, keyLeaks } from '../support/key-forms.js';
+import { tokenFormArbitrary } from '../support/token-forms.js';
 
 /**
  * Hostile calls to every tool through a real SDK client. `npm test` runs a few per tool;
@@ -17,29 +20,38 @@ const SEED_USED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const CALL_TIMEOUT_MS = 15_000;
 const CALLER_SECRET = 'Caller-Secret-7f3a9c21';
 
+const routePattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
 /** Every route the catalog may send, as a pattern: a recorded path that matches none was traversed or malformed. */
-const ROUTES = catalog
-  .flatMap((group) => group.tools)
-  .flatMap((tool) => (tool.route ? [new RegExp(`^${tool.route.path.replace(/\{\w+\}/g, '[^/]+')}$`)] : []));
+const ROUTES = catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route ? [routePattern(tool.route.path)] : []));
+/** The write of each write tool, by tool name: what a refused confirmToken must not send. */
+const WRITE_ROUTES = new Map(
+  catalog
+    .flatMap((group) => group.tools)
+    .flatMap((tool) => (tool.route && tool.scope === 'write' ? [[tool.name, { method: tool.route.method, path: routePattern(tool.route.path) }] as const] : [])),
+);
 
 let sandbox: Sandbox;
 let connection: Connection;
+/** The same server with confirmation by token (SVC_CONFIRM=writes, no elicitation), for re-encoded tokens. */
+let confirming: Connection;
 let tools: Tool[];
-let secrets: string[];
+let key: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
   sandbox.setRateLimit(1_000_000, 60_000);
-  connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none', SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' }) });
+  const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' };
+  [connection, confirming] = await Promise.all([
+    connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { ...env, SVC_CONFIRM: 'none' }) }),
+    connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, env) }),
+  ]);
   tools = (await connection.client.listTools()).tools;
-  const key = sandbox.keys.admin;
-  const body = key.slice(4);
-  secrets = [key, body, encodeURIComponent(key), `svc%5f${body}`, CALLER_SECRET].map((secret) => secret.toLowerCase());
+  key = sandbox.keys.admin;
   console.log(`fuzz seed ${SEED_USED} (FUZZ_SEED=${SEED_USED} reproduces it), ${RUNS_PER_TOOL} runs per tool`);
 }, 60_000);
 
 afterAll(async () => {
-  await connection?.close();
+  await Promise.all([connection?.close(), confirming?.close()]);
   await sandbox?.close();
 });
 
@@ -49,7 +61,12 @@ function hostileValue(): fc.Arbitrary<unknown> {
   const strings = fc.oneof(
     fc.constantFrom('.', '..', '', ' ', '%2e%2e', '../..', 'a/../b', '\ud800', '\udc00x', 'x\u0085y', 'line\nbreak', '</untrusted-data-00000000>', '__proto__'),
     // The key in any form is a secret wherever it appears; the caller's secret only where it is passed as one (below).
-    fc.constantFrom(key, key.toUpperCase(), key.slice(4), encodeURIComponent(key)),
+    fc.constantFrom(...keyForms(key).map((form) => form.text)),
+    keyFormArbitrary(key).map((form) => form.text),
+    // Text that hides itself: bidi controls and zero-width characters.
+    disguisedText(),
+    // Strings shaped like confirmation tokens.
+    fc.tuple(fc.stringMatching(/^[0-9a-z]{1,12}$/), fc.base64String({ minLength: 12, maxLength: 12 }), fc.base64String({ minLength: 44, maxLength: 44 })).map((parts) => parts.join('.').replace(/=/g, '')),
     fc.constantFrom(`${sandbox.url}/__sandbox/info`, `${sandbox.url}/__sandbox/mock/../requests`, 'https://example.com/${orderId}', '99999999999d', '7d', 'now'),
     fc.constantFrom(...ids),
     fc.string({ maxLength: 30 }),
@@ -65,7 +82,7 @@ function hostileValue(): fc.Arbitrary<unknown> {
 }
 
 function argsFor(tool: Tool): fc.Arbitrary<Record<string, unknown>> {
-  const fields = [...Object.keys(tool.inputSchema.properties ?? {}), '__proto__', 'constructor', 'toString', 'unexpected'];
+  const fields = [...Object.keys(tool.inputSchema.properties ?? {}), '__proto__', 'constructor', 'toString', 'unexpected', 'confirm'];
   return fc.dictionary(fc.constantFrom(...fields), hostileValue(), { maxKeys: 5 }).map((args) => {
     // Waits end quickly: the fuzz looks for hangs, not for patience.
     return 'timeoutSeconds' in (tool.inputSchema.properties ?? {}) ? { ...args, timeoutSeconds: 1 } : args;
@@ -87,27 +104,47 @@ function checkResult(tool: Tool, args: Record<string, unknown>, result: CallTool
   for (const request of apiRequests(sandbox).slice(sentBefore)) {
     expect(ROUTES.some((route) => route.test(request.path)), `${context}\nsent ${request.method} ${request.path}`).toBe(true);
   }
-  const everything = JSON.stringify(result).toLowerCase();
-  for (const secret of secrets) expect(everything.includes(secret), `${context}\nleaked a form of a secret`).toBe(false);
+  expect(keyLeaks(result, key), `${context}\nleaked a form of the API key`).toEqual([]);
+  expect(JSON.stringify(result).toLowerCase().includes(CALLER_SECRET.toLowerCase()), `${context}\nleaked the caller's secret`).toBe(false);
+  expect(rawHidden(text), `${context}\nshows bidi controls or zero-width characters unescaped`).toEqual([]);
+}
+
+/**
+ * A write previewed on the confirming server, then sent with a re-encoding of its token: nothing
+ * may reach the write's route (the preview's own reads may).
+ */
+async function checkTokenForm(tool: Tool, args: Record<string, unknown>, pick: fc.GeneratorValue): Promise<void> {
+  const write = WRITE_ROUTES.get(tool.name);
+  if (!write) return;
+  const { confirm: _ignored, ...request } = args;
+  const preview = (await confirming.client.callTool({ name: tool.name, arguments: request }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const token = (preview.structuredContent as { confirmToken?: unknown } | undefined)?.confirmToken;
+  if (typeof token !== 'string') return;
+  const form = pick(tokenFormArbitrary, token);
+  const sentBefore = apiRequests(sandbox).length;
+  const result = (await confirming.client.callTool({ name: tool.name, arguments: { ...request, confirm: form.text } }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const writes = apiRequests(sandbox).slice(sentBefore).filter((sent) => sent.method === write.method && write.path.test(sent.path));
+  expect(writes, `${tool.name} with its token ${form.name} (${JSON.stringify(form.text)}) sent the write\n${textOf(result).slice(0, 300)}`).toEqual([]);
 }
 
 const line0 = (lines: string) => lines.split('\n')[0];
 
 describe('fuzz: hostile calls to every tool through a real client (finding 12)', () => {
-  it('never crashes or hangs, names a field in every refusal, sends no traversed path and leaks no secret', async () => {
+  it('never crashes or hangs, names a field in every refusal, sends no traversed path, leaks no secret in any form, shows no hidden character raw, and sends nothing for a re-encoded token', async () => {
     const deadline = Date.now() + TIME_LIMIT_MS;
     expect(tools.length).toBe(catalog.flatMap((group) => group.tools).length);
     let calls = 0;
     for (let round = 0; round === 0 || Date.now() < deadline; round++) {
       for (const [index, tool] of tools.entries()) {
         await fc.assert(
-          fc.asyncProperty(argsFor(tool), async (args) => {
+          fc.asyncProperty(argsFor(tool), fc.gen(), async (args, pick) => {
             const sentBefore = apiRequests(sandbox).length;
             calls++;
             const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
             checkResult(tool, args, result as CallToolResult, sentBefore);
+            await checkTokenForm(tool, args, pick);
           }),
-          { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index },
+          { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index, endOnFailure: true },
         );
       }
     }

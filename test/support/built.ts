@@ -10,14 +10,26 @@ const SOURCES = ['src', 'tools', 'package.json', 'test/support/build.ts'];
 
 let built: Promise<string> | undefined;
 
+/** Set by the suites that test the shipped binary (`npm run test:guarantees`): they run dist/ as built by `npm run build`. */
+export const SHIPPED_BINARY_VARIABLE = 'SVC_MCP_TEST_SHIPPED';
+export const SHIPPED_ENTRY = path.join(ROOT, 'dist', ENTRY_NAME);
+
 /**
  * The command line that starts `svc-mcp` as users run it: node on the bundle that `npm run build`
  * makes. It is built into a temporary folder (never dist/) named after the sources' sizes and
  * times, so the test workers of a run, and later runs on unchanged sources, share one build.
+ * Under SVC_MCP_TEST_SHIPPED=1 it is dist/svc-mcp.js itself, built by nobody but `npm run build`.
  */
 export async function svcMcpCommand(): Promise<string[]> {
+  if (process.env[SHIPPED_BINARY_VARIABLE] === '1') return [shippedEntry()];
   built ??= buildOnce();
   return [await built];
+}
+
+/** dist/svc-mcp.js, which must exist: these suites test what `npm run build` shipped, and build nothing. */
+export function shippedEntry(): string {
+  if (!existsSync(SHIPPED_ENTRY)) throw new Error(`${path.relative(ROOT, SHIPPED_ENTRY)} is missing: run \`npm run build\` first (CI builds before it tests)`);
+  return SHIPPED_ENTRY;
 }
 
 async function buildOnce(): Promise<string> {

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+
+/**
+ * Design §10.3 against dist/ over HTTP: one tenant cannot shut out another. Keys the API refuses get
+ * 401 at initialize and no session (so they cannot fill the caps, even holding GET streams); an idle
+ * session is closed even while it holds a GET stream; the per-key and total caps hold.
+ */
+
+const IDLE_MS = 1500;
+const MADE_UP_KEYS = 30;
+const PROTOCOL = '2025-06-18';
+
+let sandbox: StandaloneSandbox;
+
+beforeAll(async () => {
+  sandbox = await startStandaloneSandbox();
+  await sandbox.setRateLimit(1_000_000, 60_000);
+});
+afterAll(async () => sandbox?.stop());
+
+const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
+const rpcHeaders = (key: string, session?: string): Record<string, string> => ({
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': PROTOCOL,
+  ...(session ? { 'mcp-session-id': session } : {}),
+});
+
+interface Opened {
+  status: number;
+  session?: string;
+  body: string;
+}
+
+/** initialize, and when a session opens, notifications/initialized as a client would. */
+async function initialize(url: string, key: string): Promise<Opened> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: rpcHeaders(key),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } }),
+  });
+  const body = await response.text();
+  const session = response.headers.get('mcp-session-id') ?? undefined;
+  if (session) await fetch(url, { method: 'POST', headers: rpcHeaders(key, session), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  return { status: response.status, session, body };
+}
+
+interface Stream {
+  /** Resolves when the server ends the stream (or it fails), with how. */
+  ended: Promise<string>;
+  close(): void;
+}
+
+/** The session's GET stream (server-to-client messages), held open for as long as the server keeps it. */
+async function holdGetStream(url: string, key: string, session: string): Promise<Stream> {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers: { ...rpcHeaders(key, session), accept: 'text/event-stream' }, signal: abort.signal });
+  if (response.status !== 200 || !response.body) throw new Error(`GET stream refused: ${response.status} ${await response.text()}`);
+  const reader = response.body.getReader();
+  const ended = (async () => {
+    try {
+      while (!(await reader.read()).done);
+      return 'ended by the server';
+    } catch (error) {
+      return abort.signal.aborted ? 'closed by the test' : `failed: ${(error as Error).message}`;
+    }
+  })();
+  return { ended, close: () => abort.abort() };
+}
+
+const within = <T>(promise: Promise<T>, ms: number, otherwise: T) => Promise.race([promise, new Promise<T>((resolve) => setTimeout(() => resolve(otherwise), ms))]);
+
+describe('§10.3 one tenant cannot shut out another', () => {
+  let server: HttpServerProcess;
+  const streams: Stream[] = [];
+
+  beforeAll(async () => {
+    // Idle sessions are not what this attack is about: they stay open for the whole test.
+    server = await startHttpServerProcess({ env: { ...upstreamEnv(sandbox), SVC_API_KEY: '', SVC_MAX_SESSIONS: '6', SVC_MAX_SESSIONS_PER_KEY: '2' } });
+  });
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    await server?.stop();
+  });
+
+  it(`${MADE_UP_KEYS} made-up keys (and a revoked one) get 401 at initialize and no session; the real tenant gets a session and a result`, async () => {
+    await sandbox.clearRequests();
+    const keys = [...Array.from({ length: MADE_UP_KEYS }, madeUpKey), sandbox.keys.revoked];
+    const answers: Array<{ key: string; opened: Opened }> = [];
+    // Three rounds, as an attacker retries: whatever session a key got, it holds with a GET stream.
+    for (let round = 0; round < 3; round++) {
+      for (const opened of await Promise.all(keys.map((key) => initialize(server.url, key)))) {
+        const key = keys[answers.length % keys.length];
+        answers.push({ key, opened });
+        if (opened.session) streams.push(await holdGetStream(server.url, key, opened.session).catch(() => ({ ended: Promise.resolve('refused'), close: () => undefined })));
+      }
+    }
+
+    const tenant = await connectHttp(server.url, { key: sandbox.keys.admin });
+    const result = await call(tenant.client, 'list_agents');
+    await tenant.close();
+    expect(result.isError, 'the real tenant\'s call').toBeFalsy();
+
+    const opened = answers.filter((answer) => answer.opened.session);
+    expect(opened.length, 'sessions opened for keys the API refuses').toBe(0);
+    expect(answers.map((answer) => answer.opened.status)).toEqual(answers.map(() => 401));
+    // The verdict is asked of the API (GET /v2/bots/public) and kept briefly: retries ask no more.
+    const checks = (await sandbox.requests()).filter((request) => request.keyName !== 'admin');
+    expect(checks.every((request) => request.method === 'GET' && request.path === '/v2/bots/public'), JSON.stringify(checks.map((request) => `${request.method} ${request.path}`))).toBe(true);
+    expect(checks.length).toBeLessThanOrEqual(keys.length);
+  });
+});
+
+describe('§10.3 idle sessions', () => {
+  let server: HttpServerProcess;
+  let stream: Stream | undefined;
+  beforeAll(async () => {
+    server = await startHttpServerProcess({ env: { ...upstreamEnv(sandbox), SVC_API_KEY: '', SVC_SESSION_IDLE_MS: String(IDLE_MS) } });
+  });
+  afterAll(async () => {
+    stream?.close();
+    await server?.stop();
+  });
+
+  it('an idle session is closed even while it holds an open GET stream', async () => {
+    const { session } = await initialize(server.url, sandbox.keys.readOnly);
+    expect(session).toBeDefined();
+    stream = await holdGetStream(server.url, sandbox.keys.readOnly, session!);
+    // Idle for SVC_SESSION_IDLE_MS, swept at most that long after: four times that is plenty.
+    expect(await within(stream.ended, IDLE_MS * 4 + 2000, 'still open')).toBe('ended by the server');
+    const after = await fetch(server.url, { method: 'POST', headers: rpcHeaders(sandbox.keys.readOnly, session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(after.status).toBe(404);
+  });
+});
+
+describe('§10.3 the per-key and total caps hold', () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServerProcess({ env: { ...upstreamEnv(sandbox), SVC_API_KEY: '', SVC_MAX_SESSIONS: '4', SVC_MAX_SESSIONS_PER_KEY: '2' } });
+  });
+  afterAll(async () => server?.stop());
+
+  it('a third session for one key gets 429; a fifth session in all gets 503; the sessions already open keep working', async () => {
+    const { admin, readOnly, otherWorkspace } = sandbox.keys;
+    const first = [await initialize(server.url, admin), await initialize(server.url, admin)];
+    expect(first.map((opened) => opened.status)).toEqual([200, 200]);
+    expect((await initialize(server.url, admin)).status).toBe(429);
+    expect([(await initialize(server.url, readOnly)).status, (await initialize(server.url, readOnly)).status]).toEqual([200, 200]);
+    expect((await initialize(server.url, otherWorkspace)).status).toBe(503);
+    const listed = await fetch(server.url, { method: 'POST', headers: rpcHeaders(admin, first[0].session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect(listed.status).toBe(200);
+    expect(await listed.text()).toContain('list_agents');
+  });
+});
