@@ -10,8 +10,8 @@
  * read or a write needs it (`materialise`). Answers are the agent's replies to the same questions
  * at start, kept once per agent and question: later article edits do not rewrite history.
  */
-import { buildReply } from './reply.js';
-import { DAY_MS, articleRef, computeHasFeedback, computeResolved, newConversation, newEvent, subjectOf, type Workspace } from './state.js';
+import { addUsedArticles, buildReply } from './reply.js';
+import { DAY_MS, computeHasFeedback, computeResolved, newConversation, newEvent, subjectOf, type Workspace } from './state.js';
 import type { Channel, Conversation, EventType, PublicArticle, StoredEvent, TagReference } from './types.js';
 import type { SeedIds } from './seed.js';
 
@@ -458,16 +458,12 @@ export class GeneratedConversations {
 
 function snapshotReply(ws: Workspace, botId: string, question: Question, expectedArticleId: string | null): Reply {
   const reply = buildReply(ws, botId, question.text);
-  const usedSubfolders: Reply['usedSubfolders'] = [];
-  for (const article of reply.used) {
-    const folder = ws.folders.get(article.parentFolderId);
-    if (folder && !usedSubfolders.some((used) => used.id === folder.id)) usedSubfolders.push({ id: folder.id, title: folder.name });
-  }
+  const used: Pick<Reply, 'usedArticles' | 'usedSubfolders'> = { usedArticles: [], usedSubfolders: [] };
+  addUsedArticles(ws, used, reply.used);
   return {
     type: reply.type,
     message: reply.message,
-    usedArticles: reply.used.map(articleRef),
-    usedSubfolders,
+    ...used,
     right: reply.used.length > 0 && reply.used[0].id === expectedArticleId,
     messageLower: reply.message?.toLowerCase() ?? null,
   };
