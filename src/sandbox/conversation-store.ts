@@ -17,7 +17,7 @@ import type { GeneratedConversations } from './generate.js';
 import type { Conversation } from './types.js';
 
 /** Latest event time of a conversation: the list route sorts on it. */
-export function latestMessageAt(c: Conversation): number {
+function latestMessageAt(c: Conversation): number {
   let t = c.createdAt;
   for (const e of c.events) if (e.createdAt > t) t = e.createdAt;
   return t;
@@ -48,7 +48,7 @@ export interface ConversationQuery {
   answer?: string;
 }
 
-export interface ConversationPage {
+interface ConversationPage {
   conversations: Conversation[];
   hasMore: boolean;
   nextCursor: string | null;

@@ -111,7 +111,7 @@ const AGENTS = [
 const SOURCES = [...new Set(AGENTS.flatMap((agent) => agent.sources.map(([source]) => source)))];
 const CHANNELS: Channel[] = ['chat', 'email'];
 
-export const SHARES = {
+const SHARES = {
   followUp: 0.25,
   /** of conversations whose agent answered with a message */
   rated: 0.3,
@@ -217,14 +217,17 @@ interface Plan {
 // ---------------------------------------------------------------------------
 
 /** Conversation n's id: the seed's id scheme with variant 9 (seed conversations use 8). */
-export function generatedConversationId(n: number): string {
+function generatedConversationId(n: number): string {
   return `c0000000-000a-4000-9000-${String(n).padStart(12, '0')}`;
 }
 const CONVERSATION_ID = /^c0000000-000a-4000-9000-(\d{12})$/;
 const eventId = (n: number, k: number) => `e0000000-000a-4000-9${String(k).padStart(3, '0')}-${String(n).padStart(12, '0')}`;
 const EVENT_ID = /^e0000000-000a-4000-9\d{3}-(\d{12})$/;
 
-/** The N generated conversations of one workspace: typed columns for the list route, objects on demand. */
+/**
+ * The N generated conversations of workspace A (seeded first: the replies come from its
+ * articles): typed columns for the list route, objects on demand.
+ */
 export class GeneratedConversations {
   readonly createdAt: Float64Array;
   /** latest event time: the list route's sort key */
@@ -467,9 +470,4 @@ function snapshotReply(ws: Workspace, botId: string, question: Question, expecte
     right: reply.used.length > 0 && reply.used[0].id === expectedArticleId,
     messageLower: reply.message?.toLowerCase() ?? null,
   };
-}
-
-/** Adds `count` generated conversations to workspace A (seeded first: the replies come from its articles). */
-export function generateConversations(ws: Workspace, count: number, now: number, seed: SeedIds): GeneratedConversations {
-  return new GeneratedConversations(ws, count, now, seed);
 }

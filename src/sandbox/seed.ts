@@ -5,7 +5,7 @@
  * Ids are deterministic (see ids.ts) and every time is relative to the clock at start, so the
  * data always looks recent. SEED below lists the ids other code and tests rely on.
  */
-import { generateConversations } from './generate.js';
+import { GeneratedConversations } from './generate.js';
 import { eventSeedId, seedId } from './ids.js';
 import { addUsedArticles, buildReply } from './reply.js';
 import {
@@ -798,7 +798,7 @@ function seedWorkspaceB(now: number): Workspace {
 export function seedState(state: SandboxState, generated = 0): void {
   const now = state.now();
   const a = seedWorkspaceA(state, now);
-  if (generated > 0) a.conversations.addGenerated(generateConversations(a, generated, now, SEED));
+  if (generated > 0) a.conversations.addGenerated(new GeneratedConversations(a, generated, now, SEED));
   const b = seedWorkspaceB(now);
   state.workspaces.set(a.id, a);
   state.workspaces.set(b.id, b);
