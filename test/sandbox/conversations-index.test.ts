@@ -10,11 +10,13 @@ import type { ConversationQuery } from '../../src/sandbox/conversation-store.js'
 import type { Conversation } from '../../src/sandbox/types.js';
 import { call, DAY, start } from './helpers.js';
 
-const GENERATED = 3_000;
+const GENERATED = 2_000;
 const NOW = Date.UTC(2030, 0, 15, 12);
 
 let sb: Sandbox;
 let all: Conversation[];
+/** each conversation's position, computed once */
+let keys: Map<string, Key>;
 const wsA = () => sb.state.workspaces.get(sb.seed.workspaceA)!;
 const generatedId = (n: number) => `c0000000-000a-4000-9000-${String(n).padStart(12, '0')}`;
 
@@ -25,7 +27,7 @@ beforeAll(async () => {
   // their creation (so their latest event is far from their createdAt), plus new ones.
   now += 60_000;
   for (const n of [5, 17, 900]) await call(sb, 'DELETE', `/v2/hc-interactions/${generatedId(n)}/public`);
-  for (const n of [8, 40, 2_500]) {
+  for (const n of [8, 40, 1_500]) {
     await call(sb, 'POST', '/v2/hc-interactions/events/public', { body: { interactionId: generatedId(n), content: 'Where is my order? It has been weeks.' } });
   }
   const rated = wsA().conversations.get(generatedId(12))!;
@@ -45,6 +47,7 @@ beforeAll(async () => {
     } else if (n % 11 === 0) store.get(generatedId(n));
   }
   all = [...wsA().conversations.values()];
+  keys = new Map(all.map((c) => [c.id, keyOf(c)]));
 });
 afterAll(async () => {
   await sb.close();
@@ -67,7 +70,7 @@ function reference(query: ConversationQuery) {
       (csat === undefined || c.events.some((e) => e.csatRating === csat)) &&
       (question === undefined || c.events.some((e) => e.role === 'user' && e.message?.toLowerCase().includes(question))) &&
       (answer === undefined || c.events.some((e) => e.role === 'svcbot' && e.message?.toLowerCase().includes(answer))))
-    .map((c) => ({ id: c.id, k: keyOf(c) }))
+    .map((c) => ({ id: c.id, k: keys.get(c.id)! }))
     .sort((a, b) => (newer(a.k, b.k) ? -1 : 1));
   const cursor = query.cursor;
   let page: typeof sorted;
@@ -115,18 +118,18 @@ describe('GET /v2/hc-interactions/public over generated conversations', () => {
   it('gives, for any filters and cursor, the page that filtering and sorting every conversation gives', () => {
     fc.assert(
       fc.property(queries(), ({ span, cursor, ...rest }) => {
-        const query: ConversationQuery = { ...rest, until: Math.min(rest.since + span, NOW + DAY), cursor: cursor === undefined ? undefined : keyOf(all.find((c) => c.id === cursor)!) };
+        const query: ConversationQuery = { ...rest, until: Math.min(rest.since + span, NOW + DAY), cursor: cursor === undefined ? undefined : keys.get(cursor) };
         const page = wsA().conversations.listPage(query);
         expect({ ...page, conversations: undefined, ids: page.conversations.map((c) => c.id) }).toEqual({ ...reference(query), conversations: undefined });
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 
   it('pages through the route with its cursors, both ways, visiting every match once', async () => {
     const window = { since: NOW - 89 * DAY, until: NOW + DAY, botId: sb.seed.bots.emailSupport };
     const expected = reference({ ...window, limit: 100_000, direction: 'next' }).ids;
-    expect(expected.length).toBeGreaterThan(200);
+    expect(expected.length).toBeGreaterThan(120);
     const list = (query: Record<string, string | number>) => call(sb, 'GET', '/v2/hc-interactions/public', { query: { ...window, limit: 60, ...query } });
     const forward: string[] = [];
     let page = await list({});
