@@ -226,14 +226,14 @@ export class ConversationStore extends Map<string, Conversation> {
    */
   private generatedStreams(query: ConversationQuery, towards: 'older' | 'newer', from?: SortKey): Iterator<Item>[] {
     const generated = this.generated;
-    if (!generated || this.inColumns === 0) return [];
+    const textOk = generated?.textFilter(query.question, query.answer);
+    if (!generated || !textOk || this.inColumns === 0) return [];
     const { since, until, sources, channels, csat } = query;
     const latestAt = generated.latestAt;
     const createdAt = generated.createdAt;
     const states = this.states;
     const sourceOk = generated.sources.map((source) => !sources?.length || sources.includes(source));
     const channelOk = generated.channels.map((channel) => !channels?.length || channels.includes(channel));
-    const textOk = generated.textFilter(query.question, query.answer);
     const matches = (index: number) =>
       states[index] === IN_COLUMNS && createdAt[index] >= since && createdAt[index] <= until && sourceOk[generated.source[index]] &&
       channelOk[generated.channel[index]] && (csat === undefined || generated.csat[index] === csat) && textOk(index);

@@ -313,10 +313,12 @@ export class GeneratedConversations {
   /**
    * A test of the `question` and `answer` filters (lowercased) against the stored question
    * indices: each question's and reply's text is checked once, not once per conversation.
+   * Null when no generated conversation can match.
    */
-  textFilter(question: string | undefined, answer: string | undefined): (index: number) => boolean {
+  textFilter(question: string | undefined, answer: string | undefined): ((index: number) => boolean) | null {
     const asked = QUESTIONS.map((item) => question === undefined || item.text.toLowerCase().includes(question));
     const answered = this.replies.map((replies) => replies.map((reply) => answer === undefined || (reply.messageLower?.includes(answer) ?? false)));
+    if (!asked.includes(true) || !answered.flat().includes(true)) return null;
     return (index) => {
       const first = this.question[index];
       const second = this.followUp[index];
