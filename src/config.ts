@@ -313,7 +313,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     auth: parseAuthMode(from('SVC_AUTH'), setting('SVC_AUTH')),
     publicUrl: text('SVC_PUBLIC_URL') === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), text('SVC_PUBLIC_URL')!),
     authSecret: text('SVC_AUTH_SECRET'),
-    sandboxConversations: parseInteger(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS'), 0, 10_000_000),
+    sandboxConversations: parseSandboxConversations(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS')),
     sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
@@ -358,7 +358,13 @@ export function parsePublicUrl(name: string, text: string): string {
   return url.origin;
 }
 
-function parseSandboxRateLimit(name: string, text: string | undefined): RateLimit | 'off' | undefined {
+/** `--sandbox-conversations`: how many conversations the sandbox generates (also read by `svc-mcp sandbox`). */
+export function parseSandboxConversations(name: string, text: string): number {
+  return parseInteger(name, text, 0, 10_000_000);
+}
+
+/** `--sandbox-rate-limit`: N/Ts or off; undefined for the spec's default (also read by `svc-mcp sandbox`). */
+export function parseSandboxRateLimit(name: string, text: string | undefined): RateLimit | 'off' | undefined {
   if (text === undefined) return undefined;
   if (text.trim().toLowerCase() === 'off') return 'off';
   return parseRateLimit(text, name);
@@ -386,7 +392,7 @@ export function helpText(): string {
     'Usage:',
     '  svc-mcp [options]          serve the tools (stdio by default)',
     '  svc-mcp --sandbox          serve the tools against the embedded simulated workspace',
-    '  svc-mcp sandbox [--port N] [--host H]',
+    '  svc-mcp sandbox [--port N] [--host H] [--sandbox-conversations N] [--sandbox-rate-limit N/Ts|off]',
     '                             run the simulated workspace API alone and print its URL and keys',
     '  svc-mcp --help | --version',
     '',

@@ -40,7 +40,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
   if (config.sandbox) {
     // Loaded only on demand: a production start never pays for the simulated workspace.
     const { startSandbox } = await import('./sandbox/index.js');
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({ conversations: config.sandboxConversations, rateLimit: config.sandboxRateLimit });
     config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin };
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
   }

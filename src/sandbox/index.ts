@@ -5,7 +5,7 @@
 import { startSandboxServer } from './server.js';
 import type { SandboxState } from './state.js';
 import type { SeedIds } from './seed.js';
-import type { RateScope } from './ratelimit.js';
+import type { RateLimitSetting, RateScope } from './ratelimit.js';
 
 export interface SandboxOptions {
   /** default 0 (ephemeral) */
@@ -14,9 +14,12 @@ export interface SandboxOptions {
   host?: string;
   /**
    * Throttle: default 100 per 60000 ms, true sliding window; scope `key` (default, one budget per
-   * API key, as the server's default SVC_RATE_SCOPE) or `global` (one budget for all keys).
+   * API key, as the server's default SVC_RATE_SCOPE) or `global` (one budget for all keys);
+   * `off`: no throttle (`setRateLimit` turns one on again).
    */
-  rateLimit?: { limit: number; windowMs: number; scope?: RateScope };
+  rateLimit?: RateLimitSetting;
+  /** generated conversations added to workspace A (`--sandbox-conversations`); default 0 */
+  conversations?: number;
   /** ingestion job progression; default 1500/1500 */
   jobTimings?: { pendingMs: number; inProgressMs: number };
   /** refine iterations: each of queued, generating_changes, replaying lasts stepMs; default 1500 */
@@ -91,7 +94,7 @@ export function startSandbox(options?: SandboxOptions): Promise<Sandbox> {
 
 export { SEED } from './seed.js';
 export type { SeedIds } from './seed.js';
-export type { RateScope } from './ratelimit.js';
+export type { RateLimitSetting, RateScope } from './ratelimit.js';
 export { HttpError } from './errors.js';
 export { defineRoutes } from './router.js';
 export type { RouteDef, RouteRequest, RouteResult, RouteHandler } from './router.js';

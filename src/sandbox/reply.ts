@@ -11,7 +11,7 @@ export function buildReply(ws: Workspace, botId: string, userMessage: string): {
 }
 
 /** Adds articles (and their folders) to the conversation-level usedArticles/usedSubfolders. */
-export function addUsedArticles(ws: Workspace, conv: Conversation, used: Article[]): void {
+export function addUsedArticles(ws: Workspace, conv: Pick<Conversation, 'usedArticles' | 'usedSubfolders'>, used: Article[]): void {
   for (const a of used) {
     if (!conv.usedArticles.some((u) => u.id === a.id)) conv.usedArticles.push(articleRef(a));
     const folder = ws.folders.get(a.parentFolderId);

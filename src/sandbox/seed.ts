@@ -5,6 +5,7 @@
  * Ids are deterministic (see ids.ts) and every time is relative to the clock at start, so the
  * data always looks recent. SEED below lists the ids other code and tests rely on.
  */
+import { GeneratedConversations } from './generate.js';
 import { eventSeedId, seedId } from './ids.js';
 import { addUsedArticles, buildReply } from './reply.js';
 import {
@@ -790,10 +791,14 @@ function seedWorkspaceB(now: number): Workspace {
   return ws;
 }
 
-/** Seeds both workspaces into the state. `state.baseUrl` must be set (data steps point at the sandbox's mock routes). */
-export function seedState(state: SandboxState): void {
+/**
+ * Seeds both workspaces into the state, and `generated` more conversations into workspace A.
+ * `state.baseUrl` must be set (data steps point at the sandbox's mock routes).
+ */
+export function seedState(state: SandboxState, generated = 0): void {
   const now = state.now();
   const a = seedWorkspaceA(state, now);
+  if (generated > 0) a.conversations.addGenerated(new GeneratedConversations(a, generated, now, SEED));
   const b = seedWorkspaceB(now);
   state.workspaces.set(a.id, a);
   state.workspaces.set(b.id, b);

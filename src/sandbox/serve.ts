@@ -1,30 +1,52 @@
 /** `svc-mcp sandbox`: runs the embedded sandbox in the foreground until SIGINT/SIGTERM. */
-import { ConfigError, parseInteger } from '../config.js';
+import { ConfigError, parseInteger, parseSandboxConversations, parseSandboxRateLimit } from '../config.js';
 import { startSandbox } from './index.js';
+import type { RateLimitSetting } from './ratelimit.js';
 
 export interface SandboxCliOptions {
   port?: number;
   host?: string;
+  conversations?: number;
+  rateLimit?: RateLimitSetting;
 }
 
-/** `--port N` and `--host H` (or `--port=N`); anything else is refused by name. */
-export function parseSandboxArgs(argv: string[]): SandboxCliOptions {
+const FLAGS = '--port N, --host H, --sandbox-conversations N and --sandbox-rate-limit N/Ts|off';
+
+/**
+ * `--port N`, `--host H`, `--sandbox-conversations N` and `--sandbox-rate-limit N/Ts|off` (or
+ * `--flag=value`); the last two also from SVC_SANDBOX_CONVERSATIONS and SVC_SANDBOX_RATE_LIMIT, a
+ * flag winning. Anything else is refused by name.
+ */
+export function parseSandboxArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): SandboxCliOptions {
   const options: SandboxCliOptions = {};
+  const conversations = (name: string, value: string) => (options.conversations = parseSandboxConversations(name, value));
+  const rateLimit = (name: string, value: string) => (options.rateLimit = parseSandboxRateLimit(name, value));
+  if (env.SVC_SANDBOX_CONVERSATIONS) conversations('SVC_SANDBOX_CONVERSATIONS', env.SVC_SANDBOX_CONVERSATIONS);
+  if (env.SVC_SANDBOX_RATE_LIMIT) rateLimit('SVC_SANDBOX_RATE_LIMIT', env.SVC_SANDBOX_RATE_LIMIT);
   for (let index = 0; index < argv.length; index++) {
     const [flag, inline] = argv[index].split(/=(.*)/s, 2);
-    if (flag !== '--port' && flag !== '--host') {
-      throw new ConfigError(`Unknown option ${flag} for svc-mcp sandbox (it takes --port N and --host H)`);
-    }
+    const apply = {
+      '--port': (value: string) => (options.port = parseInteger(flag, value, 0, 65_535)),
+      '--host': (value: string) => (options.host = value),
+      '--sandbox-conversations': (value: string) => conversations(flag, value),
+      '--sandbox-rate-limit': (value: string) => rateLimit(flag, value),
+    }[flag];
+    if (!apply) throw new ConfigError(`Unknown option ${flag} for svc-mcp sandbox (it takes ${FLAGS})`);
     const value = inline ?? argv[++index];
     if (value === undefined || value === '') throw new ConfigError(`${flag} needs a value`);
-    if (flag === '--port') options.port = parseInteger('--port', value, 0, 65_535);
-    else options.host = value;
+    apply(value);
   }
   return options;
 }
 
+function describeThrottle(rateLimit: RateLimitSetting | undefined): string {
+  if (rateLimit === 'off') return 'off';
+  const { limit, windowMs } = rateLimit ?? { limit: 100, windowMs: 60_000 };
+  return `${limit} requests per ${windowMs / 1000} s per API key`;
+}
+
 export async function runSandboxCli(opts: SandboxCliOptions = {}): Promise<void> {
-  const sandbox = await startSandbox({ port: opts.port, host: opts.host });
+  const sandbox = await startSandbox({ port: opts.port, host: opts.host, conversations: opts.conversations, rateLimit: opts.rateLimit });
   const lines = [
     `svc sandbox listening on ${sandbox.url}  (API under ${sandbox.url}/v2, controls under ${sandbox.url}/__sandbox/)`,
     '',
@@ -38,6 +60,7 @@ export async function runSandboxCli(opts: SandboxCliOptions = {}): Promise<void>
     'Point svc-mcp at it:',
     `  SVC_BASE_URL=${sandbox.url} SVC_API_KEY=${sandbox.keys.admin}`,
     '',
+    `Throttle: ${describeThrottle(opts.rateLimit)}. Generated conversations in workspace A: ${opts.conversations ?? 0}.`,
     'Press Ctrl+C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -31,7 +31,7 @@ interface QueuedFault extends Fault {
 export async function startSandboxServer(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
-  const limiter = new ScopedThrottle(options.rateLimit?.limit ?? 100, options.rateLimit?.windowMs ?? 60_000, options.rateLimit?.scope ?? 'key');
+  const limiter = new ScopedThrottle(options.rateLimit);
   const router = new Router(allRoutes);
   const requests: RecordedRequest[] = [];
   let faults: QueuedFault[] = [];
@@ -263,7 +263,6 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
   }
 
   let lastInternalError: unknown;
-  const rateLimitInfo = () => ({ limit: limiter.limit, windowMs: limiter.windowMs, scope: limiter.scope });
 
   function isLoopback(req: IncomingMessage): boolean {
     const a = req.socket.remoteAddress ?? '';
@@ -318,7 +317,7 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
           return;
         }
         limiter.reset(b.limit as number, b.windowMs as number, b.scope as RateScope | undefined);
-        send(res, 200, { success: true, ...rateLimitInfo() });
+        send(res, 200, { success: true, limit: limiter.limit, windowMs: limiter.windowMs, scope: limiter.scope });
         return;
       }
       case 'GET /__sandbox/info':
@@ -329,7 +328,8 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
             name: k.name, prefix: k.prefix, scopes: k.scopes, workspaceId: k.workspaceId, revoked: k.revoked,
             createdBy: k.createdBy, created: k.created, lastUsed: k.lastUsed,
           })),
-          rateLimit: rateLimitInfo(),
+          rateLimit: limiter.describe(),
+          generatedConversations: options.conversations ?? 0,
           seed: SEED,
         });
         return;
@@ -400,7 +400,7 @@ export async function startSandboxServer(options: SandboxOptions = {}): Promise<
     mkKey('otherWorkspace', ['read', 'write'], SEED.workspaceB, false, 'Hank Scorpio', 10),
     mkKey('revoked', ['read', 'write'], SEED.workspaceA, true, 'Luis Ortega', 60),
   ];
-  seedState(state);
+  seedState(state, options.conversations);
 
   const byName = (n: string) => state.keys.find((k) => k.name === n)!.key;
   const sandbox: Sandbox = {

@@ -4,6 +4,7 @@
  * bits (cross-workspace lookup, serializers, folder visibility, job progression).
  */
 import { createHash } from 'node:crypto';
+import { ConversationStore } from './conversation-store.js';
 import { forbiddenWorkspace } from './errors.js';
 import type {
   Article, Attachment, Bot, BotFolderJunction, Conversation, CriteriaGroup, DataStep, Folder, HcTool,
@@ -16,7 +17,7 @@ export interface Workspace {
   id: string; // companyId
   name: string;
   bots: Map<string, Bot>;
-  conversations: Map<string, Conversation>;
+  conversations: ConversationStore;
   articles: Map<string, Article>; // live and drafts
   folders: Map<string, Folder>;
   botFolderJunctions: Map<string, BotFolderJunction>;
@@ -46,7 +47,7 @@ export function createWorkspace(id: string, name: string): Workspace {
     id,
     name,
     bots: new Map(),
-    conversations: new Map(),
+    conversations: new ConversationStore(),
     articles: new Map(),
     folders: new Map(),
     botFolderJunctions: new Map(),
@@ -185,7 +186,6 @@ export function toPublicConversation(state: SandboxState, c: Conversation): Publ
   };
 }
 
-/** Latest message time of a conversation (sort key of the list route). */
 /** The subject preview of a conversation: its first message, shortened. */
 export function subjectOf(message: string): string {
   return message.length > 80 ? `${message.slice(0, 77)}...` : message;
@@ -231,12 +231,6 @@ export function newEvent(interactionId: string, id: string, at: number, role: Ev
     tags: [],
     usedArticles: [],
   };
-}
-
-export function latestMessageAt(c: Conversation): number {
-  let t = c.createdAt;
-  for (const e of c.events) if (e.createdAt > t) t = e.createdAt;
-  return t;
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * Conversations: list (export), generate answer, event feedback, delete.
  */
-import { badRequest, internalError, notAcceptable } from '../errors.js';
+import type { SortKey } from '../conversation-store.js';
+import { badRequest, forbiddenWorkspace, internalError, notAcceptable } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
 import { addUsedArticles, buildReply } from '../reply.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, latestMessageAt, toPublicConversation, toPublicEvent,
+  DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, ownerOf, toPublicConversation, toPublicEvent,
 } from '../state.js';
 import type { Channel, Conversation, StoredEvent } from '../types.js';
 import {
@@ -41,14 +42,6 @@ function textFilter(v: Violations, name: string, raw: string | null): string | u
   return trimmed.toLowerCase();
 }
 
-interface SortKey {
-  t: number;
-  id: string;
-}
-const keyOf = (c: Conversation): SortKey => ({ t: latestMessageAt(c), id: c.id });
-/** newest first: a before b when a is newer */
-const newerThan = (a: SortKey, b: SortKey) => a.t > b.t || (a.t === b.t && a.id > b.id);
-
 function listConversations(req: RouteRequest) {
   const { query: q, workspace: ws, state } = req;
   const v = new Violations();
@@ -82,51 +75,23 @@ function listConversations(req: RouteRequest) {
 
   let cursorKey: SortKey | undefined;
   if (cursor !== undefined) {
-    const c = findInWorkspace(state, ws, 'conversations', cursor);
-    if (!c) throw badRequest(['cursor must be the id of a conversation in this workspace']);
-    cursorKey = keyOf(c);
+    cursorKey = ws.conversations.sortKey(cursor);
+    if (!cursorKey && ownerOf(state, 'conversations', cursor)) throw forbiddenWorkspace();
+    if (!cursorKey) throw badRequest(['cursor must be the id of a conversation in this workspace']);
   }
 
-  const matches = [...ws.conversations.values()].filter((c) => {
-    if (!c.touchedByService) return false;
-    if (c.createdAt < sinceMs || c.createdAt > untilMs) return false;
-    if (botId !== undefined && c.botId !== botId) return false;
-    if (sources && sources.length && !sources.includes(c.source)) return false;
-    if (channels && channels.length && !channels.includes(c.channel)) return false;
-    if (csat !== undefined && !c.events.some((e) => e.csatRating === csat)) return false;
-    if (question !== undefined && !c.events.some((e) => e.role === 'user' && e.message?.toLowerCase().includes(question))) return false;
-    if (answer !== undefined && !c.events.some((e) => e.role === 'svcbot' && e.message?.toLowerCase().includes(answer))) return false;
-    return true;
+  const page = ws.conversations.listPage({
+    since: sinceMs, until: untilMs, limit, cursor: cursorKey, direction, botId, sources, channels, csat, question, answer,
   });
-  const sorted = matches
-    .map((c) => ({ c, k: keyOf(c) }))
-    .sort((a, b) => (newerThan(a.k, b.k) ? -1 : newerThan(b.k, a.k) ? 1 : 0));
-
-  let page: typeof sorted;
-  let hasMore: boolean;
-  if (!cursorKey || direction === 'next') {
-    const older = cursorKey ? sorted.filter((x) => newerThan(cursorKey!, x.k)) : sorted;
-    page = older.slice(0, limit);
-    hasMore = older.length > limit;
-  } else {
-    const newer = sorted.filter((x) => newerThan(x.k, cursorKey!));
-    page = newer.slice(Math.max(0, newer.length - limit));
-    hasMore = newer.length > limit;
-  }
-  const first = page[0];
-  const last = page[page.length - 1];
-  const olderExist = last ? sorted.some((x) => newerThan(last.k, x.k)) : false;
-  const newerExist = first ? sorted.some((x) => newerThan(x.k, first.k)) : false;
   return {
     body: {
-      interactions: page.map((x) => toPublicConversation(state, x.c)),
-      hasMore,
-      nextCursor: last && olderExist ? last.c.id : null,
-      prevCursor: first && newerExist && cursorKey ? first.c.id : null,
+      interactions: page.conversations.map((c) => toPublicConversation(state, c)),
+      hasMore: page.hasMore,
+      nextCursor: page.nextCursor,
+      prevCursor: page.prevCursor,
     },
   };
 }
-
 
 function generateAnswer(req: RouteRequest) {
   const { workspace: ws, state } = req;

@@ -33,8 +33,7 @@ export function targetOf(state: SandboxState, ws: Workspace, interactionId: stri
   if (!conversation) throw notFound('Interaction not found');
   const index = conversation.events.findIndex((e) => e.id === eventId);
   if (index < 0) {
-    const elsewhere = [...ws.conversations.values()].some((c) => c.events.some((e) => e.id === eventId));
-    if (elsewhere) throw badRequest(['Event does not belong to the interaction']);
+    if (ws.conversations.holdsEvent(eventId)) throw badRequest(['Event does not belong to the interaction']);
     throw notFound('Event not found');
   }
   const event = conversation.events[index];
