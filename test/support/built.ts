@@ -5,7 +5,8 @@ import path from 'node:path';
 import { buildCli, ENTRY_NAME } from './build.js';
 import { ROOT } from './paths.js';
 
-const CACHE = path.join(os.tmpdir(), 'svc-mcp-test-builds');
+/** One cache per checkout: a checkout clears only its own stale builds, never another's that a test there is running. */
+const CACHE = path.join(os.tmpdir(), 'svc-mcp-test-builds', createHash('sha256').update(ROOT).digest('hex').slice(0, 8));
 const SOURCES = ['src', 'tools', 'package.json', 'test/support/build.ts'];
 
 let built: Promise<string> | undefined;
