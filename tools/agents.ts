@@ -6,6 +6,7 @@ import { guide } from './guide.js';
 const listAgents = defineTool({
   name: 'list_agents',
   title: 'List agents',
+  words: 'bots browse overview available existing current assistant chatbot',
   group: 'agents',
   scope: 'read',
   core: true,

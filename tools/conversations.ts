@@ -134,6 +134,7 @@ const conversationList = {
 const listConversations = defineTool({
   name: 'list_conversations',
   title: 'List conversations',
+  words: 'chats latest browse overview available existing current thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -212,6 +213,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
 const exportTool = defineTool({
   name: 'export_conversations',
   title: 'Export conversations',
+  words: 'dump download file spreadsheet transcripts history months triage save every whole entire complete archive backup chat thread interaction ticket session',
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -241,6 +243,7 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
 const statsTool = defineTool({
   name: 'conversation_stats',
   title: 'Conversation statistics',
+  words: 'numbers average count many per csat statistics metrics rate totals trend breakdown volume kpi report analytics chat thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'read',
   description:
@@ -255,6 +258,7 @@ const statsTool = defineTool({
 const generateAnswer = defineTool({
   name: 'generate_answer',
   title: 'Send a message and get the agent\'s answer',
+  words: 'ask try question reply respond simulate talk chat',
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -293,6 +297,7 @@ const generateAnswer = defineTool({
 const giveFeedback = defineTool({
   name: 'give_feedback',
   title: 'Rate an answer',
+  words: 'rating thumbs wrong bad mark undo reply approve helpful score vote',
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -316,6 +321,7 @@ const giveFeedback = defineTool({
 const deleteConversation = defineTool({
   name: 'delete_conversation',
   title: 'Delete a conversation',
+  words: 'remove erase wipe erasure chat test purge discard trash drop rid destroy thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'write',
   destructive: true,

@@ -12,6 +12,7 @@ import { countOf, fieldOf } from './effects.js';
 const initializeTree = defineTool({
   name: 'initialize_knowledge_tree',
   title: 'Propose a knowledge tree',
+  words: 'suggest propose organise structure layout plan organize hierarchy outline',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -30,6 +31,7 @@ const initializeTree = defineTool({
 const persistTree = defineTool({
   name: 'persist_knowledge_tree',
   title: 'Save a knowledge tree',
+  words: 'save commit structure proposal accept apply confirm keep hierarchy outline layout',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -48,6 +50,7 @@ const persistTree = defineTool({
 const generateKnowledge = defineTool({
   name: 'generate_knowledge',
   title: 'Generate knowledge from a source',
+  words: 'write draft turn article document page produce convert',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -66,6 +69,7 @@ const generateKnowledge = defineTool({
 const generateBulk = defineTool({
   name: 'generate_knowledge_bulk',
   title: 'Generate knowledge from many sources',
+  words: 'batch all once drafts articles write produce turn convert',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -84,6 +88,7 @@ const generateBulk = defineTool({
 const jobsStatus = defineTool({
   name: 'get_knowledge_jobs_status',
   title: 'Knowledge job status',
+  words: 'finished done generation open read view details look inspect fetch progress status',
   group: 'knowledge',
   scope: 'read',
   description:

@@ -116,6 +116,7 @@ function compactIteration(item: Record<string, unknown>): Record<string, unknown
 const getRefineSession = defineTool({
   name: 'get_refine_session',
   title: 'Get the refine session of an answer',
+  words: 'fix suggested poor bad open read view details look inspect fetch review suggestion improvement root cause',
   group: 'refine',
   scope: 'read',
   description:
@@ -225,6 +226,7 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
 const waitForRefineSession = defineTool({
   name: 'wait_for_refine_session',
   title: 'Wait for a refine session',
+  words: 'until ready finish done poll complete block notify fix review suggestion improvement root cause',
   group: 'refine',
   scope: 'read',
   description:

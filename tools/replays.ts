@@ -11,6 +11,7 @@ const replayRecord = shape(
 const getReplay = defineTool({
   name: 'get_replay',
   title: 'Get a replay',
+  words: 'replayed model open read view details look inspect fetch rerun',
   group: 'replays',
   scope: 'read',
   description:

@@ -165,6 +165,7 @@ export async function waitForSources(sourceIds: string[], seconds: number | unde
 const listProviderResources = defineTool({
   name: 'list_provider_resources',
   title: 'List importable provider resources',
+  words: 'notion wiki helpcenter integration connected available browse overview existing current document page file import drive',
   group: 'sources',
   scope: 'read',
   description:
@@ -189,6 +190,7 @@ const resource = z
 const registerProviderResources = defineTool({
   name: 'register_provider_resources',
   title: 'Register provider resources as sources',
+  words: 'add discovered pages documents record save file import notion wiki helpcenter integration connected drive',
   group: 'sources',
   scope: 'write',
   idempotent: true,
@@ -208,6 +210,7 @@ const registerProviderResources = defineTool({
 const crawlLinks = defineTool({
   name: 'crawl_links',
   title: 'Expand a URL into page links',
+  words: 'spider website links pages scrape discover sitemap',
   group: 'sources',
   scope: 'write',
   idempotent: true,
@@ -270,6 +273,7 @@ function queuedSourceIds(response: unknown): string[] {
 const ingestSources = defineTool({
   name: 'ingest_sources',
   title: 'Ingest sources',
+  words: 'import url web pages upload load add document file',
   group: 'sources',
   scope: 'write',
   description:
@@ -301,6 +305,7 @@ const ingestSources = defineTool({
 const getSource = defineTool({
   name: 'get_source',
   title: 'Get a source',
+  words: 'status processed finished imported document page open read view details look inspect fetch file',
   group: 'sources',
   scope: 'read',
   description:
@@ -314,6 +319,7 @@ const getSource = defineTool({
 const waitTool = defineTool({
   name: 'wait_for_sources',
   title: 'Wait for ingestion jobs',
+  words: 'until block finished complete imports poll done ready notify document page file',
   group: 'sources',
   scope: 'read',
   description:
