@@ -31,7 +31,8 @@ const NOT_FOUND = 'no article with this id in this workspace (list_articles list
 const listArticles = defineTool({
   name: 'list_articles',
   title: 'List articles',
-  words: 'published drafts all waiting browse overview available existing current kb entry page faq doc help',
+  words: 'published live drafts pending all exist kb waiting browse overview available current entry page faq doc help',
+  gives: ['articleId', 'articleIds', 'draftArticleId', 'draftArticleIds'],
   group: 'articles',
   scope: 'read',
   core: true,
@@ -64,7 +65,7 @@ const listArticles = defineTool({
 const getArticles = defineTool({
   name: 'get_articles',
   title: 'Get articles by id',
-  words: 'read open text body full view details look inspect fetch kb entry page faq doc help',
+  words: 'read open text body content says full print view details look inspect fetch kb entry page faq doc help',
   group: 'articles',
   scope: 'read',
   core: true,
@@ -89,7 +90,7 @@ function withNotFound(response: unknown, requested: string[]): Record<string, un
 const createArticle = defineTool({
   name: 'create_article',
   title: 'Create an article',
-  words: 'new add write page make set up kb entry faq doc help',
+  words: 'new add write kb entry page faq make set up doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -103,7 +104,7 @@ const createArticle = defineTool({
 const updateArticle = defineTool({
   name: 'update_article',
   title: 'Update an article',
-  words: 'edit change fix typo directly modify correct rename adjust kb entry page faq doc help',
+  words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   idempotent: true,
@@ -119,7 +120,7 @@ const updateArticle = defineTool({
 const createDraft = defineTool({
   name: 'create_article_draft',
   title: 'Draft a change to an article',
-  words: 'revision edit review unpublished copy new add make set up kb entry page faq doc help',
+  words: 'revision propose suggest edit review approval unpublished copy new add make set up kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -137,7 +138,7 @@ const nonEmpty = 'must not be empty (the API rejects empty article arrays on pub
 const publishDraft = defineTool({
   name: 'publish_article_draft',
   title: 'Publish a draft',
-  words: 'push live go reviewed approved release ship kb entry page faq doc help',
+  words: 'release push live go apply reviewed approved ship kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -163,7 +164,7 @@ const publishDraft = defineTool({
 const moveArticle = defineTool({
   name: 'move_article',
   title: 'Move an article',
-  words: 'put into file under different wrong folder relocate transfer nest reorganize kb entry page faq doc help',
+  words: 'put into relocate transfer file under different another wrong folder nest reorganize kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   idempotent: true,
@@ -179,7 +180,7 @@ const moveArticle = defineTool({
 const deleteArticle = defineTool({
   name: 'delete_article',
   title: 'Delete an article',
-  words: 'remove erase outdated purge discard trash drop wipe rid destroy kb entry page faq doc help',
+  words: 'remove erase trash drop rid outdated duplicate obsolete purge discard wipe destroy kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   destructive: true,
@@ -211,7 +212,7 @@ async function compareDraft(input: { draftArticleId: string }, context: ToolCont
 const compareArticleDraft = defineTool({
   name: 'compare_article_draft',
   title: 'Compare a draft with its live article',
-  words: 'diff difference changes versus against kb entry page faq doc help',
+  words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help',
   group: 'articles',
   scope: 'read',
   description:

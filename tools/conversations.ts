@@ -134,7 +134,8 @@ const conversationList = {
 const listConversations = defineTool({
   name: 'list_conversations',
   title: 'List conversations',
-  words: 'chats latest browse overview available existing current thread transcript interaction ticket session',
+  words: 'chats threads transcripts messages recent latest browse overview available existing current interaction ticket session',
+  gives: ['interactionId', 'eventId'],
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -213,7 +214,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
 const exportTool = defineTool({
   name: 'export_conversations',
   title: 'Export conversations',
-  words: 'dump download file spreadsheet transcripts history months triage save every whole entire complete archive backup chat thread interaction ticket session',
+  words: 'dump download save file spreadsheet transcripts history months triage negative every whole entire complete archive backup chat thread interaction ticket session',
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -243,7 +244,7 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
 const statsTool = defineTool({
   name: 'conversation_stats',
   title: 'Conversation statistics',
-  words: 'numbers average count many per csat statistics metrics rate totals trend breakdown volume kpi report analytics chat thread transcript interaction ticket session',
+  words: 'statistics numbers metrics average rate trend totals volume count many breakdown per csat kpi report analytics chat thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'read',
   description:
@@ -258,7 +259,8 @@ const statsTool = defineTool({
 const generateAnswer = defineTool({
   name: 'generate_answer',
   title: 'Send a message and get the agent\'s answer',
-  words: 'ask try question reply respond simulate talk chat',
+  words: 'ask try question reply respond simulate chat talk',
+  gives: ['interactionId', 'eventId'],
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -297,7 +299,7 @@ const generateAnswer = defineTool({
 const giveFeedback = defineTool({
   name: 'give_feedback',
   title: 'Rate an answer',
-  words: 'rating thumbs wrong bad mark undo reply approve helpful score vote',
+  words: 'rate thumbs approve helpful wrong bad good mark undo reply score vote',
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -321,7 +323,7 @@ const giveFeedback = defineTool({
 const deleteConversation = defineTool({
   name: 'delete_conversation',
   title: 'Delete a conversation',
-  words: 'remove erase wipe erasure chat test purge discard trash drop rid destroy thread transcript interaction ticket session',
+  words: 'remove erase wipe purge erasure chat test rid discard trash drop destroy thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'write',
   destructive: true,

@@ -9,7 +9,8 @@ const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists 
 const listFolders = defineTool({
   name: 'list_folders',
   title: 'List folders',
-  words: 'tree id browse overview available existing current directory category section',
+  words: 'directories categories sections structure tree id browse overview available existing current',
+  gives: ['folderId', 'folderIds', 'parentFolderId'],
   group: 'folders',
   scope: 'read',
   description:
@@ -27,7 +28,7 @@ const listFolders = defineTool({
 const createFolder = defineTool({
   name: 'create_folder',
   title: 'Create a folder',
-  words: 'new add make category called set up directory section',
+  words: 'new add make subfolder category section directory called named set up',
   group: 'folders',
   scope: 'write',
   description:
@@ -46,7 +47,7 @@ const createFolder = defineTool({
 const updateFolder = defineTool({
   name: 'update_folder',
   title: 'Rename a folder',
-  words: 'title typo correct edit change modify fix rename adjust directory category section',
+  words: 'change name title typo call correct edit modify fix rename adjust directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,
@@ -61,7 +62,7 @@ const updateFolder = defineTool({
 const moveFolder = defineTool({
   name: 'move_folder',
   title: 'Move a folder',
-  words: 'nest put under inside reparent relocate transfer into reorganize directory category section',
+  words: 'nest put under inside beneath reparent top level relocate transfer into reorganize directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,
@@ -82,7 +83,7 @@ const moveFolder = defineTool({
 const deleteFolder = defineTool({
   name: 'delete_folder',
   title: 'Delete a folder',
-  words: 'remove empty old category erase purge discard trash drop wipe rid destroy directory section',
+  words: 'remove empty unused drop rid old category erase purge discard trash wipe destroy directory section',
   group: 'folders',
   scope: 'write',
   destructive: true,
@@ -99,7 +100,7 @@ const deleteFolder = defineTool({
 const assignFolders = defineTool({
   name: 'assign_folders_to_agent',
   title: 'Assign folders to an agent',
-  words: 'access let use answer knowledge give enable connect link attach grant bot assistant chatbot directory category section',
+  words: 'access let use connect link answer knowledge enable give attach grant bot assistant chatbot directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,

@@ -12,7 +12,8 @@ import { countOf, fieldOf } from './effects.js';
 const initializeTree = defineTool({
   name: 'initialize_knowledge_tree',
   title: 'Propose a knowledge tree',
-  words: 'suggest propose organise structure layout plan organize hierarchy outline',
+  words: 'suggest propose plan organise organize structure hierarchy layout outline',
+  gives: ['treeId'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -31,7 +32,7 @@ const initializeTree = defineTool({
 const persistTree = defineTool({
   name: 'persist_knowledge_tree',
   title: 'Save a knowledge tree',
-  words: 'save commit structure proposal accept apply confirm keep hierarchy outline layout',
+  words: 'save accept commit apply structure plan proposal confirm keep hierarchy outline layout',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -50,7 +51,8 @@ const persistTree = defineTool({
 const generateKnowledge = defineTool({
   name: 'generate_knowledge',
   title: 'Generate knowledge from a source',
-  words: 'write draft turn article document page produce convert',
+  words: 'write draft turn article single document page convert',
+  gives: ['jobIds'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -69,7 +71,8 @@ const generateKnowledge = defineTool({
 const generateBulk = defineTool({
   name: 'generate_knowledge_bulk',
   title: 'Generate knowledge from many sources',
-  words: 'batch all once drafts articles write produce turn convert',
+  words: 'batch bulk many all several once together drafts articles write convert',
+  gives: ['jobIds'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -88,7 +91,7 @@ const generateBulk = defineTool({
 const jobsStatus = defineTool({
   name: 'get_knowledge_jobs_status',
   title: 'Knowledge job status',
-  words: 'finished done generation open read view details look inspect fetch progress status',
+  words: 'progress finished done complete generation drafting writing open read view details look inspect fetch status',
   group: 'knowledge',
   scope: 'read',
   description:

@@ -11,7 +11,7 @@ const replayRecord = shape(
 const getReplay = defineTool({
   name: 'get_replay',
   title: 'Get a replay',
-  words: 'replayed model open read view details look inspect fetch rerun',
+  words: 'replayed rerun result model open read view details look inspect fetch',
   group: 'replays',
   scope: 'read',
   description:

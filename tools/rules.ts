@@ -35,7 +35,8 @@ function normaliseVersionList(response: unknown, ruleId: string): Record<string,
 const listRuleVersions = defineTool({
   name: 'list_rule_versions',
   title: 'List versions of an intent rule',
-  words: 'history revisions browse overview available existing current intent flow',
+  words: 'history revisions active changed times browse overview available existing current intent flow',
+  gives: ['versionId', 'fromVersionId', 'toVersionId'],
   group: 'rules',
   scope: 'read',
   description:
@@ -58,7 +59,7 @@ const listRuleVersions = defineTool({
 const getRuleVersion = defineTool({
   name: 'get_rule_version',
   title: 'Get one intent rule version',
-  words: 'open flow look read view details inspect fetch intent revision history',
+  words: 'open read flow config look view details inspect fetch intent revision history',
   group: 'rules',
   scope: 'read',
   description:
@@ -173,7 +174,7 @@ function renderRuleComparison(data: unknown, quote: Quote): string {
 const compareRuleVersionsTool = defineTool({
   name: 'compare_rule_versions',
   title: 'Compare two versions of an intent rule',
-  words: 'diff changed previous last current difference versus against intent flow revision history',
+  words: 'diff differences changed previous last current versus against intent flow revision history',
   group: 'rules',
   scope: 'read',
   description:

@@ -97,16 +97,26 @@ export function findTools(
   const matches = rankTools(catalog, query, candidates).slice(0, MATCHES_SHOWN);
   const tools = matches.map((tool) => {
     const entry = entryOf(tool);
-    return { name: tool.name, group: tool.group, scope: tool.scope, description: tool.description, inputSchema: entry.inputSchema };
+    const needs = companionsOf(tool, reachable);
+    return { name: tool.name, group: tool.group, scope: tool.scope, description: tool.description, ...(needs.length ? { needs } : {}), inputSchema: entry.inputSchema };
   });
   if (tools.length === 0) {
     const groups = catalog.map((candidate) => `- ${candidate.name}: ${candidate.description}`).join('\n');
     return { content: [{ type: 'text', text: `No tool matches "${query}"${group ? ` in ${group}` : ''}. Try other words or one of the groups:\n${groups}` }], structuredContent: { tools } };
   }
   const text = tools
-    .map((tool) => `## ${tool.name} (${tool.group}, ${tool.scope})\n${tool.description}\ninput: ${JSON.stringify(tool.inputSchema)}`)
+    .map((tool) => `## ${tool.name} (${tool.group}, ${tool.scope})\n${tool.description}\n${tool.needs ? `ids from: ${tool.needs.join(', ')}\n` : ''}input: ${JSON.stringify(tool.inputSchema)}`)
     .join('\n\n');
   return { content: [{ type: 'text', text: `${text}\n\nRun one with call_tool {name, arguments}.` }], structuredContent: { tools } };
+}
+
+/** The reachable tools whose results give the ids a tool's input takes (`gives`), in the order of its fields. */
+function companionsOf(tool: ToolDefinition, reachable: ToolDefinition[]): string[] {
+  const needs = new Set<string>();
+  for (const field of Object.keys(objectShape(tool.input))) {
+    for (const giver of reachable) if (giver !== tool && giver.gives?.includes(field)) needs.add(giver.name);
+  }
+  return [...needs];
 }
 
 // --- ranking ---------------------------------------------------------------------------------
@@ -129,13 +139,24 @@ const STOPWORDS = new Set(
   ),
 );
 
+/** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
+const PHRASES: Array<[RegExp, string]> = [
+  [/\b(turn|switch) on\b/g, 'enable'],
+  [/\b(turn|switch) off\b/g, 'disable'],
+  [/\bkick off\b/g, 'start'],
+  [/\bget rid of\b/g, 'remove'],
+  [/\bgo live\b/g, 'publish'],
+];
+
 /** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, lightly stemmed. */
 function wordsOf(text: string): string[] {
-  return text
+  let lower = text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     // "re-import" is an import again.
     .replace(/\bre-(?=[a-z])/gi, '')
-    .toLowerCase()
+    .toLowerCase();
+  for (const [phrase, word] of PHRASES) lower = lower.replace(phrase, word);
+  return lower
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 1 && !STOPWORDS.has(word))
     .map(stem);

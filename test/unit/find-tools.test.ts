@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { rankTools } from '../../src/engine/gateway.js';
+import { findTools, rankTools } from '../../src/engine/gateway.js';
+import { toolListEntry } from '../../src/engine/listing.js';
 import { catalog } from '../../tools/index.js';
 
 const tools = catalog.flatMap((group) => group.tools);
@@ -53,5 +54,17 @@ describe('find_tools ranking', () => {
     console.log(`find_tools top-3: ${figure('tuning', tuning, halves.tuning.length)}, ${figure('held-out', heldOut, halves.heldOut.length)}`);
     expect(tuning.share, `tuning misses:\n  ${tuning.misses.join('\n  ')}`).toBeGreaterThanOrEqual(0.9);
     expect(heldOut.share, `held-out misses:\n  ${heldOut.misses.join('\n  ')}`).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('names the tools that give the ids a match needs, among those the session reaches', () => {
+    const found = (reachable: typeof tools) => {
+      const result = findTools({ query: 'put an article into another folder' }, catalog, reachable, (tool) => toolListEntry(tool, { confirm: 'writes' }, true));
+      return { text: (result.content[0] as { text: string }).text, tools: result.structuredContent!.tools as Array<{ name: string; needs?: string[] }> };
+    };
+    const everything = found(tools);
+    expect(everything.tools.find((tool) => tool.name === 'move_article')?.needs).toEqual(['list_articles', 'list_folders']);
+    expect(everything.text).toContain('ids from: list_articles, list_folders');
+    const withoutFolders = found(tools.filter((tool) => tool.name !== 'list_folders'));
+    expect(withoutFolders.tools.find((tool) => tool.name === 'move_article')?.needs).toEqual(['list_articles']);
   });
 });
