@@ -79,7 +79,8 @@ const getArticles = defineTool({
 
 /** The API leaves unknown ids out silently: the result names them. */
 function withNotFound(response: unknown, requested: string[]): Record<string, unknown> {
-  const articles = Array.isArray(response) ? response : [];
+  // companyId is the key's own workspace, the same on every article.
+  const articles = Array.isArray(response) ? response.map((article) => (isRecord(article) ? { ...article, companyId: undefined } : article)) : [];
   const found = new Set(articles.filter(isRecord).map((article) => String(article.id)));
   const notFound = requested.filter((id) => !found.has(id));
   if (notFound.length === 0) return { articles };
@@ -215,6 +216,7 @@ const compareArticleDraft = defineTool({
   words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help',
   group: 'articles',
   scope: 'read',
+  core: true,
   description:
     'What publishing a draft changes: line diffs of mainKnowledge and agentInstruction, questions/keywords added or removed, title, flags, the folder of a new article; flags stale drafts. Check before publish_article_draft. Ids: list_articles type draft.',
   input: z.object({ draftArticleId: idInput('Draft article id.') }),

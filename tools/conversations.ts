@@ -82,7 +82,8 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     id: item.id,
     createdAt: item.createdAt,
     role: item.role,
-    type: item.type,
+    // Most events are normal messages: the compact view names only the other types.
+    type: item.type === 'message' ? undefined : item.type,
     message: preview(item.message),
     approved: item.approved,
     resolved: item.resolved,
@@ -107,8 +108,6 @@ function compactConversation(item: Record<string, unknown>): Record<string, unkn
     subjectPreview: item.subjectPreview,
     hasFeedback: item.hasFeedback,
     resolved: item.resolved,
-    negativeFeedback: events.filter((entry) => entry.approved === false).length,
-    eventCount: events.length,
     events: events.map(compactEvent),
   });
 }
@@ -247,6 +246,7 @@ const statsTool = defineTool({
   words: 'statistics numbers metrics average rate trend totals volume count many breakdown per csat kpi report analytics chat thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'read',
+  core: true,
   description:
     'Counts conversations over any window by agent, source, channel, day or week: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as export_conversations.',
   input: statsInput,

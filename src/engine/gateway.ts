@@ -52,7 +52,7 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
       description:
         'Searches the whole tool catalog (beyond the tools listed here) for a task described in plain words; returns the best matches with their input schemas. Run one with call_tool.',
       inputSchema: jsonSchemaOf(findToolsSchema(catalog), 'input') as Tool['inputSchema'],
-      annotations: { title: 'Find tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     {
       name: CALL_TOOL,
@@ -61,7 +61,7 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
         'Runs a catalog tool found with find_tools, by name with its arguments: same validation, confirmation and limits as a listed tool.',
       inputSchema: jsonSchemaOf(callToolInput, 'input') as Tool['inputSchema'],
       // The target decides what happens; the hints describe the worst a call may do.
-      annotations: { title: 'Call a tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       execution: { taskSupport: 'optional' },
     },
   ];
