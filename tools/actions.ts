@@ -101,6 +101,8 @@ const kindOf = (data: unknown) => (isRecord(data) && data.alwaysGet === true ? '
 const listActions = defineTool({
   name: 'list_actions',
   title: 'List actions and attributes',
+  words: 'tools integrations custom configured browse overview available existing current attribute function',
+  gives: ['toolId'],
   group: 'actions',
   scope: 'read',
   description:
@@ -143,6 +145,7 @@ const listActions = defineTool({
 const createAction = defineTool({
   name: 'create_action',
   title: 'Create an action or attribute',
+  words: 'new add set up tool integration lookup make attribute function',
   group: 'actions',
   scope: 'write',
   description:
@@ -163,6 +166,7 @@ const createAction = defineTool({
 const updateAction = defineTool({
   name: 'update_action',
   title: 'Update an action or attribute',
+  words: 'change edit rename fields input output schema modify fix correct adjust tool integration attribute function',
   group: 'actions',
   scope: 'write',
   idempotent: true,
@@ -190,6 +194,8 @@ const updateAction = defineTool({
 const addDataStep = defineTool({
   name: 'add_data_step',
   title: 'Add a data step (external API call)',
+  words: 'http request api call webhook endpoint url configure attach append',
+  gives: ['id'],
   group: 'actions',
   scope: 'write',
   description:
@@ -214,6 +220,7 @@ const agentIdsOf = (input: { botIds?: string[]; botId?: string }) => [...(input.
 const assignAction = defineTool({
   name: 'assign_action_to_agents',
   title: 'Assign an action or attribute to agents',
+  words: 'enable turn on give let use bot channel connect link attach access grant assistant chatbot tool integration attribute function',
   group: 'actions',
   scope: 'write',
   idempotent: true,
@@ -239,6 +246,7 @@ const assignAction = defineTool({
 const testAction = defineTool({
   name: 'test_action',
   title: 'Test-run an action or attribute',
+  words: 'run try execute sample inputs output work check trial debug verify tool integration attribute function',
   group: 'actions',
   scope: 'write',
   openWorld: true,
@@ -258,6 +266,7 @@ const testAction = defineTool({
 const testDataStep = defineTool({
   name: 'test_data_step',
   title: 'Test one data step',
+  words: 'check debug try http request endpoint status response url run trial verify api call webhook',
   group: 'actions',
   scope: 'write',
   openWorld: true,

@@ -6,6 +6,8 @@ import { guide } from './guide.js';
 const listAgents = defineTool({
   name: 'list_agents',
   title: 'List agents',
+  words: 'bots assistants chatbots browse overview available existing current',
+  gives: ['botId', 'botIds'],
   group: 'agents',
   scope: 'read',
   core: true,

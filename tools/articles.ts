@@ -32,6 +32,8 @@ const NOT_FOUND = 'no article with this id in this workspace (list_articles list
 const listArticles = defineTool({
   name: 'list_articles',
   title: 'List articles',
+  words: 'published live drafts pending all exist kb waiting browse overview available current entry page faq doc help',
+  gives: ['articleId', 'articleIds', 'draftArticleId', 'draftArticleIds'],
   group: 'articles',
   scope: 'read',
   core: true,
@@ -68,6 +70,7 @@ const listArticles = defineTool({
 const getArticles = defineTool({
   name: 'get_articles',
   title: 'Get articles by id',
+  words: 'read open text body content says full print view details look inspect fetch kb entry page faq doc help',
   group: 'articles',
   scope: 'read',
   core: true,
@@ -81,7 +84,8 @@ const getArticles = defineTool({
 
 /** The API leaves unknown ids out silently: the result names them. */
 function withNotFound(response: unknown, requested: string[]): Record<string, unknown> {
-  const articles = Array.isArray(response) ? response : [];
+  // companyId is the key's own workspace, the same on every article.
+  const articles = Array.isArray(response) ? response.map((article) => (isRecord(article) ? { ...article, companyId: undefined } : article)) : [];
   const found = new Set(articles.filter(isRecord).map((article) => String(article.id)));
   const notFound = requested.filter((id) => !found.has(id));
   if (notFound.length === 0) return { articles };
@@ -92,6 +96,7 @@ function withNotFound(response: unknown, requested: string[]): Record<string, un
 const createArticle = defineTool({
   name: 'create_article',
   title: 'Create an article',
+  words: 'new add write kb entry page faq make set up doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -105,6 +110,7 @@ const createArticle = defineTool({
 const updateArticle = defineTool({
   name: 'update_article',
   title: 'Update an article',
+  words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   idempotent: true,
@@ -120,6 +126,7 @@ const updateArticle = defineTool({
 const createDraft = defineTool({
   name: 'create_article_draft',
   title: 'Draft a change to an article',
+  words: 'revision propose suggest edit review approval unpublished copy new add make set up kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -137,6 +144,7 @@ const nonEmpty = 'must not be empty (the API rejects empty article arrays on pub
 const publishDraft = defineTool({
   name: 'publish_article_draft',
   title: 'Publish a draft',
+  words: 'release push live go apply reviewed approved ship kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   description:
@@ -162,6 +170,7 @@ const publishDraft = defineTool({
 const moveArticle = defineTool({
   name: 'move_article',
   title: 'Move an article',
+  words: 'put into relocate transfer file under different another wrong folder nest reorganize kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   idempotent: true,
@@ -177,6 +186,7 @@ const moveArticle = defineTool({
 const deleteArticle = defineTool({
   name: 'delete_article',
   title: 'Delete an article',
+  words: 'remove erase trash drop rid outdated duplicate obsolete purge discard wipe destroy kb entry page faq doc help',
   group: 'articles',
   scope: 'write',
   destructive: true,
@@ -229,8 +239,10 @@ async function reviewDrafts(input: DraftIds, context: ToolContext): Promise<Draf
 const compareArticleDraft = defineTool({
   name: 'compare_article_draft',
   title: 'Compare drafts with their live articles',
+  words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help review pending',
   group: 'articles',
   scope: 'read',
+  core: true,
   description:
     'What publishing drafts would change, one verdict each (new, identical, changes, stale): changed sentences, fields, questions/keywords. Check before publish_article_draft. Ids: list_articles type draft, pending true.',
   input: z

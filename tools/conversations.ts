@@ -82,7 +82,8 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     id: item.id,
     createdAt: item.createdAt,
     role: item.role,
-    type: item.type,
+    // Most events are normal messages: the compact view names only the other types.
+    type: item.type === 'message' ? undefined : item.type,
     message: preview(item.message),
     approved: item.approved,
     resolved: item.resolved,
@@ -107,8 +108,6 @@ function compactConversation(item: Record<string, unknown>): Record<string, unkn
     subjectPreview: item.subjectPreview,
     hasFeedback: item.hasFeedback,
     resolved: item.resolved,
-    negativeFeedback: events.filter((entry) => entry.approved === false).length,
-    eventCount: events.length,
     events: events.map(compactEvent),
   });
 }
@@ -134,6 +133,8 @@ const conversationList = {
 const listConversations = defineTool({
   name: 'list_conversations',
   title: 'List conversations',
+  words: 'chats threads transcripts messages recent latest browse overview available existing current interaction ticket session',
+  gives: ['interactionId', 'eventId'],
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -212,6 +213,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
 const exportTool = defineTool({
   name: 'export_conversations',
   title: 'Export conversations',
+  words: 'dump download save file spreadsheet transcripts history months triage negative every whole entire complete archive backup chat thread interaction ticket session',
   group: 'conversations',
   scope: 'read',
   core: true,
@@ -241,8 +243,10 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
 const statsTool = defineTool({
   name: 'conversation_stats',
   title: 'Conversation statistics',
+  words: 'statistics numbers metrics average rate trend totals volume count many breakdown per csat kpi report analytics chat thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'read',
+  core: true,
   description:
     'Counts conversations over any window by agent, source, channel, day or week: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as export_conversations.',
   input: statsInput,
@@ -255,6 +259,8 @@ const statsTool = defineTool({
 const generateAnswer = defineTool({
   name: 'generate_answer',
   title: 'Send a message and get the agent\'s answer',
+  words: 'ask try question reply respond simulate chat talk',
+  gives: ['interactionId', 'eventId'],
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -293,6 +299,7 @@ const generateAnswer = defineTool({
 const giveFeedback = defineTool({
   name: 'give_feedback',
   title: 'Rate an answer',
+  words: 'rate thumbs approve helpful wrong bad good mark undo reply score vote',
   group: 'conversations',
   scope: 'write',
   core: true,
@@ -316,6 +323,7 @@ const giveFeedback = defineTool({
 const deleteConversation = defineTool({
   name: 'delete_conversation',
   title: 'Delete a conversation',
+  words: 'remove erase wipe purge erasure chat test rid discard trash drop destroy thread transcript interaction ticket session',
   group: 'conversations',
   scope: 'write',
   destructive: true,

@@ -9,6 +9,8 @@ const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists 
 const listFolders = defineTool({
   name: 'list_folders',
   title: 'List folders',
+  words: 'directories categories sections structure tree id browse overview available existing current',
+  gives: ['folderId', 'folderIds', 'parentFolderId'],
   group: 'folders',
   scope: 'read',
   description:
@@ -26,6 +28,7 @@ const listFolders = defineTool({
 const createFolder = defineTool({
   name: 'create_folder',
   title: 'Create a folder',
+  words: 'new add make subfolder category section directory called named set up',
   group: 'folders',
   scope: 'write',
   description:
@@ -44,6 +47,7 @@ const createFolder = defineTool({
 const updateFolder = defineTool({
   name: 'update_folder',
   title: 'Rename a folder',
+  words: 'change name title typo call correct edit modify fix rename adjust directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,
@@ -59,6 +63,7 @@ const updateFolder = defineTool({
 const moveFolder = defineTool({
   name: 'move_folder',
   title: 'Move a folder',
+  words: 'nest put under inside beneath reparent top level relocate transfer into reorganize directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,
@@ -79,6 +84,7 @@ const moveFolder = defineTool({
 const deleteFolder = defineTool({
   name: 'delete_folder',
   title: 'Delete a folder',
+  words: 'remove empty unused drop rid old category erase purge discard trash wipe destroy directory section',
   group: 'folders',
   scope: 'write',
   destructive: true,
@@ -95,6 +101,7 @@ const deleteFolder = defineTool({
 const assignFolders = defineTool({
   name: 'assign_folders_to_agent',
   title: 'Assign folders to an agent',
+  words: 'access let use connect link answer knowledge enable give attach grant bot assistant chatbot directory category section',
   group: 'folders',
   scope: 'write',
   idempotent: true,

@@ -12,6 +12,8 @@ import { countOf, fieldOf } from './effects.js';
 const initializeTree = defineTool({
   name: 'initialize_knowledge_tree',
   title: 'Propose a knowledge tree',
+  words: 'suggest propose plan organise organize structure hierarchy layout outline',
+  gives: ['treeId'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -30,6 +32,7 @@ const initializeTree = defineTool({
 const persistTree = defineTool({
   name: 'persist_knowledge_tree',
   title: 'Save a knowledge tree',
+  words: 'save accept commit apply structure plan proposal confirm keep hierarchy outline layout',
   group: 'knowledge',
   scope: 'write',
   description:
@@ -48,6 +51,8 @@ const persistTree = defineTool({
 const generateKnowledge = defineTool({
   name: 'generate_knowledge',
   title: 'Generate knowledge from a source',
+  words: 'write draft turn article single document page convert',
+  gives: ['jobIds'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -66,6 +71,8 @@ const generateKnowledge = defineTool({
 const generateBulk = defineTool({
   name: 'generate_knowledge_bulk',
   title: 'Generate knowledge from many sources',
+  words: 'batch bulk many all several once together drafts articles write convert',
+  gives: ['jobIds'],
   group: 'knowledge',
   scope: 'write',
   description:
@@ -84,6 +91,7 @@ const generateBulk = defineTool({
 const jobsStatus = defineTool({
   name: 'get_knowledge_jobs_status',
   title: 'Knowledge job status',
+  words: 'progress finished done complete generation drafting writing open read view details look inspect fetch status',
   group: 'knowledge',
   scope: 'read',
   description:

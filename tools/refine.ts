@@ -116,6 +116,8 @@ function compactIteration(item: Record<string, unknown>): Record<string, unknown
 const getRefineSession = defineTool({
   name: 'get_refine_session',
   title: 'Get the refine session of an answer',
+  words: 'fix suggested proposed root cause analysis improve poor bad open read view details look inspect fetch review suggestion improvement',
+  gives: ['replayId'],
   group: 'refine',
   scope: 'read',
   description:
@@ -225,6 +227,7 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
 const waitForRefineSession = defineTool({
   name: 'wait_for_refine_session',
   title: 'Wait for a refine session',
+  words: 'until ready finish done poll block complete notify fix review suggestion improvement root cause',
   group: 'refine',
   scope: 'read',
   description:

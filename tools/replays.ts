@@ -11,6 +11,7 @@ const replayRecord = shape(
 const getReplay = defineTool({
   name: 'get_replay',
   title: 'Get a replay',
+  words: 'replayed rerun result model open read view details look inspect fetch',
   group: 'replays',
   scope: 'read',
   description:

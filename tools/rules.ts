@@ -35,6 +35,8 @@ function normaliseVersionList(response: unknown, ruleId: string): Record<string,
 const listRuleVersions = defineTool({
   name: 'list_rule_versions',
   title: 'List versions of an intent rule',
+  words: 'history revisions active changed times browse overview available existing current intent flow',
+  gives: ['versionId', 'fromVersionId', 'toVersionId'],
   group: 'rules',
   scope: 'read',
   description:
@@ -57,6 +59,7 @@ const listRuleVersions = defineTool({
 const getRuleVersion = defineTool({
   name: 'get_rule_version',
   title: 'Get one intent rule version',
+  words: 'open read flow config look view details inspect fetch intent revision history',
   group: 'rules',
   scope: 'read',
   description:
@@ -179,6 +182,7 @@ function renderRuleComparison(data: unknown, quote: Quote): string {
 const compareRuleVersionsTool = defineTool({
   name: 'compare_rule_versions',
   title: 'Compare two versions of an intent rule',
+  words: 'diff differences changed previous last current versus against intent flow revision history',
   group: 'rules',
   scope: 'read',
   description:

@@ -165,6 +165,8 @@ export async function waitForSources(sourceIds: string[], seconds: number | unde
 const listProviderResources = defineTool({
   name: 'list_provider_resources',
   title: 'List importable provider resources',
+  words: 'notion wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
+  gives: ['resources'],
   group: 'sources',
   scope: 'read',
   description:
@@ -189,6 +191,7 @@ const resource = z
 const registerProviderResources = defineTool({
   name: 'register_provider_resources',
   title: 'Register provider resources as sources',
+  words: 'add record discovered found selected pages documents save file import notion wiki helpcenter integration connected drive',
   group: 'sources',
   scope: 'write',
   idempotent: true,
@@ -208,6 +211,7 @@ const registerProviderResources = defineTool({
 const crawlLinks = defineTool({
   name: 'crawl_links',
   title: 'Expand a URL into page links',
+  words: 'spider website site urls links pages subpages sitemap scrape discover',
   group: 'sources',
   scope: 'write',
   idempotent: true,
@@ -292,6 +296,8 @@ function ingestDone(data: unknown): string {
 const ingestSources = defineTool({
   name: 'ingest_sources',
   title: 'Ingest sources',
+  words: 'import upload add load url web pages documents reimport refresh file',
+  gives: ['sourceId', 'sourceIds', 'documentId', 'documentIds'],
   group: 'sources',
   scope: 'write',
   description:
@@ -324,6 +330,7 @@ const ingestSources = defineTool({
 const getSource = defineTool({
   name: 'get_source',
   title: 'Get a source',
+  words: 'status processed ready done finished failed error imported document page open read view details look inspect fetch file',
   group: 'sources',
   scope: 'read',
   description:
@@ -337,6 +344,7 @@ const getSource = defineTool({
 const waitTool = defineTool({
   name: 'wait_for_sources',
   title: 'Wait for ingestion jobs',
+  words: 'until block poll keep checking finished done complete imports ready notify document page file',
   group: 'sources',
   scope: 'read',
   description:

@@ -8,6 +8,7 @@ import { fieldOf } from './effects.js';
 const createTag = defineTool({
   name: 'create_tag',
   title: 'Create a tag',
+  words: 'label new category add make set up',
   group: 'tags',
   scope: 'write',
   description:

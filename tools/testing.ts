@@ -28,6 +28,7 @@ export const caseIdsInput = z
 const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
   title: 'Attach test cases to a criteria group',
+  words: 'attach add link cases scenarios grading append',
   group: 'testing',
   scope: 'write',
   idempotent: true,
@@ -52,6 +53,7 @@ const addCases = defineTool({
 const startRun = defineTool({
   name: 'start_test_set_run',
   title: 'Start a test-set run',
+  words: 'launch kick off regression tests suite begin trigger run execute',
   group: 'testing',
   scope: 'write',
   openWorld: true,

@@ -4,7 +4,7 @@ import type { ApiRequest } from '../http/client.js';
 import { encodeQuery } from '../http/client.js';
 import { ApiError, CancelledError } from '../http/errors.js';
 import { scrubSecrets } from '../log.js';
-import { Envelope } from './output.js';
+import { Envelope, showHidden } from './output.js';
 import { maskSecrets } from './secrets.js';
 import type { PreviewContext, ToolContext, ToolDefinition } from './define.js';
 import { checkToken, issueToken, type TokenBinding } from './tokens.js';
@@ -19,8 +19,7 @@ export function needsConfirmation(tool: ToolDefinition, mode: ConfirmMode): bool
 /** Exactly what will be sent, as the user reads it: method, path with query, and the JSON body. */
 export function describeRequest(request: Pick<ApiRequest, 'method' | 'path' | 'query' | 'body'>): string {
   const line = `${request.method} ${request.path}${decodeURIComponent(encodeQuery(request.query))}`;
-  if (request.body === undefined) return line;
-  return `${line}\n${JSON.stringify(maskSecrets(request.body), null, 2)}`;
+  return showHidden(request.body === undefined ? line : `${line}\n${JSON.stringify(maskSecrets(request.body), null, 2)}`);
 }
 
 export interface Confirmation {
@@ -50,7 +49,7 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
     const answer = await server.elicitInput(
       {
         mode: 'form',
-        message: `${run.tool.title}: send this request to the workspace API?\n\n${effectBlock(effect)}Request:\n${description}`,
+        message: showHidden(`${run.tool.title}: send this request to the workspace API?\n\n${effectBlock(effect)}Request:\n${description}`),
         requestedSchema: {
           type: 'object',
           properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Yes sends the request exactly as shown.' } },

@@ -84,6 +84,16 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Repeating the call with the same input has no further effect (idempotentHint); reads always are. */
   idempotent?: boolean;
   description: string;
+  /**
+   * Everyday words people use for what the tool does ("remove erase" for a delete), which its name
+   * and description do not say: find_tools ranks by them. Never listed, so they cost no context.
+   */
+  words?: string;
+  /**
+   * Input fields, of any tool, whose ids this tool's result gives (list_folders gives `folderId`):
+   * find_tools names the tools a match needs first. Never listed.
+   */
+  gives?: readonly string[];
   input: Input;
   /** Listed on the core surface (`SVC_TOOLSETS=core`): the tools a support engineer uses most. */
   core?: boolean;

@@ -52,7 +52,7 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
       description:
         'Searches the whole tool catalog (beyond the tools listed here) for a task described in plain words; returns the best matches with their input schemas. Run one with call_tool.',
       inputSchema: jsonSchemaOf(findToolsSchema(catalog), 'input') as Tool['inputSchema'],
-      annotations: { title: 'Find tools', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     {
       name: CALL_TOOL,
@@ -61,7 +61,7 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
         'Runs a catalog tool found with find_tools, by name with its arguments: same validation, confirmation and limits as a listed tool.',
       inputSchema: jsonSchemaOf(callToolInput, 'input') as Tool['inputSchema'],
       // The target decides what happens; the hints describe the worst a call may do.
-      annotations: { title: 'Call a tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       execution: { taskSupport: 'optional' },
     },
   ];
@@ -97,24 +97,41 @@ export function findTools(
   const matches = rankTools(catalog, query, candidates).slice(0, MATCHES_SHOWN);
   const tools = matches.map((tool) => {
     const entry = entryOf(tool);
-    return { name: tool.name, group: tool.group, scope: tool.scope, description: tool.description, inputSchema: entry.inputSchema };
+    const needs = companionsOf(tool, reachable);
+    return { name: tool.name, group: tool.group, scope: tool.scope, description: tool.description, ...(needs.length ? { needs } : {}), inputSchema: entry.inputSchema };
   });
   if (tools.length === 0) {
     const groups = catalog.map((candidate) => `- ${candidate.name}: ${candidate.description}`).join('\n');
     return { content: [{ type: 'text', text: `No tool matches "${query}"${group ? ` in ${group}` : ''}. Try other words or one of the groups:\n${groups}` }], structuredContent: { tools } };
   }
   const text = tools
-    .map((tool) => `## ${tool.name} (${tool.group}, ${tool.scope})\n${tool.description}\ninput: ${JSON.stringify(tool.inputSchema)}`)
+    .map((tool) => `## ${tool.name} (${tool.group}, ${tool.scope})\n${tool.description}\n${tool.needs ? `ids from: ${tool.needs.join(', ')}\n` : ''}input: ${JSON.stringify(tool.inputSchema)}`)
     .join('\n\n');
   return { content: [{ type: 'text', text: `${text}\n\nRun one with call_tool {name, arguments}.` }], structuredContent: { tools } };
 }
 
+/** The reachable tools whose results give the ids a tool's input takes (`gives`), in the order of its fields. */
+function companionsOf(tool: ToolDefinition, reachable: ToolDefinition[]): string[] {
+  const needs = new Set<string>();
+  for (const field of Object.keys(objectShape(tool.input))) {
+    for (const giver of reachable) if (giver !== tool && giver.gives?.includes(field)) needs.add(giver.name);
+  }
+  return [...needs];
+}
+
 // --- ranking ---------------------------------------------------------------------------------
 
-/** How much a query word counts by where it appears in a tool's definition. */
-const FIELD_WEIGHTS = { name: 3, title: 2, group: 1.5, fields: 1, description: 1 } as const;
+/**
+ * BM25F over each tool's fields: a query word found in a tool's name counts more than one found in
+ * its group's description. `words` holds the everyday words people use for a tool (remove for
+ * delete, status for a job check), so a request need not use the catalog's vocabulary.
+ */
+const FIELD_WEIGHTS = { name: 3, title: 2, words: 1, description: 1, fields: 0.5, group: 0.5 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
+/** BM25's term-frequency saturation and length normalisation, at their usual values. */
+const K1 = 1.2;
+const B = 0.75;
 
 const STOPWORDS = new Set(
   'a an and any are as at be by can do does for from get give has have how i in is it its me my need of on one or our out show so some that the their them then there these this to up us want was we what when where which who why will with would you your'.split(
@@ -122,16 +139,30 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, crudely stemmed. */
+/** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
+const PHRASES: Array<[RegExp, string]> = [
+  [/\b(turn|switch) on\b/g, 'enable'],
+  [/\b(turn|switch) off\b/g, 'disable'],
+  [/\bkick off\b/g, 'start'],
+  [/\bget rid of\b/g, 'remove'],
+  [/\bgo live\b/g, 'publish'],
+];
+
+/** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, lightly stemmed. */
 function wordsOf(text: string): string[] {
-  return text
+  let lower = text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
+    // "re-import" is an import again.
+    .replace(/\bre-(?=[a-z])/gi, '')
+    .toLowerCase();
+  for (const [phrase, word] of PHRASES) lower = lower.replace(phrase, word);
+  return lower
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 1 && !STOPWORDS.has(word))
     .map(stem);
 }
 
+/** Light stemming: plural and -ed/-ing endings and a final e, so delete, deleted and deleting meet. */
 function stem(word: string): string {
   let base = word;
   if (base.length > 4 && base.endsWith('ies')) base = `${base.slice(0, -3)}y`;
@@ -142,11 +173,9 @@ function stem(word: string): string {
   return base;
 }
 
-/** A tool's words, by the field they come from. */
-type Indexed = Record<Field, Set<string>>;
-
 interface Index {
-  byTool: Map<ToolDefinition, Indexed>;
+  /** Per tool, each word's term frequency: summed over the fields, each field's weighted and normalised by its length. */
+  documents: Map<ToolDefinition, Map<string, number>>;
   /** Inverse document frequency: a word that few tools carry tells more. */
   idf: Map<string, number>;
 }
@@ -156,39 +185,54 @@ const indexes = new WeakMap<ToolGroup[], Index>();
 function indexOf(catalog: ToolGroup[]): Index {
   let index = indexes.get(catalog);
   if (index) return index;
-  const byTool = new Map<ToolDefinition, Indexed>();
-  const documentFrequency = new Map<string, number>();
-  for (const tool of catalog.flatMap((group) => group.tools)) {
-    const fields: Record<Field, Set<string>> = {
-      name: new Set(wordsOf(tool.name)),
-      title: new Set(wordsOf(tool.title)),
-      group: new Set(wordsOf(tool.group)),
-      fields: new Set(Object.keys(objectShape(tool.input)).flatMap(wordsOf)),
-      description: new Set(wordsOf(tool.description)),
-    };
-    byTool.set(tool, fields);
-    for (const word of new Set(Object.values(fields).flatMap((words) => [...words]))) {
-      documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+  const tools = catalog.flatMap((group) => group.tools);
+  // Another tool named in a description ("ids from list_folders") says nothing about this one.
+  const toolNames = new RegExp(`\\b(${tools.map((tool) => tool.name).join('|')})\\b`, 'g');
+  const fieldsByTool = new Map<ToolDefinition, Record<Field, string[]>>();
+  const totalLength = Object.fromEntries(FIELDS.map((field) => [field, 0])) as Record<Field, number>;
+  for (const group of catalog) {
+    for (const tool of group.tools) {
+      const fields: Record<Field, string[]> = {
+        name: wordsOf(tool.name),
+        title: wordsOf(tool.title),
+        words: wordsOf(tool.words ?? ''),
+        description: wordsOf(tool.description.replace(toolNames, '')),
+        fields: Object.entries(objectShape(tool.input)).flatMap(([field, schema]) => wordsOf(`${field} ${schema.description ?? ''}`)),
+        group: wordsOf(`${group.name} ${group.description}`),
+      };
+      fieldsByTool.set(tool, fields);
+      for (const field of FIELDS) totalLength[field] += fields[field].length;
     }
   }
-  const total = byTool.size;
-  const idf = new Map([...documentFrequency].map(([word, count]) => [word, Math.log(1 + total / count)]));
-  index = { byTool, idf };
+  const documents = new Map<ToolDefinition, Map<string, number>>();
+  const documentFrequency = new Map<string, number>();
+  for (const [tool, fields] of fieldsByTool) {
+    const frequencies = new Map<string, number>();
+    for (const field of FIELDS) {
+      const averageLength = totalLength[field] / fieldsByTool.size || 1;
+      const weight = FIELD_WEIGHTS[field] / (1 - B + (B * fields[field].length) / averageLength);
+      for (const word of fields[field]) frequencies.set(word, (frequencies.get(word) ?? 0) + weight);
+    }
+    documents.set(tool, frequencies);
+    for (const word of frequencies.keys()) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+  }
+  const total = documents.size;
+  const idf = new Map([...documentFrequency].map(([word, count]) => [word, Math.log(1 + (total - count + 0.5) / (count + 0.5))]));
+  index = { documents, idf };
   indexes.set(catalog, index);
   return index;
 }
 
-/** Tools ranked by how well their words cover the query's; tools that share no word are left out. */
+/** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
   const words = [...new Set(wordsOf(query))];
   const scored = candidates.map((tool) => {
-    const indexed = index.byTool.get(tool);
+    const frequencies = index.documents.get(tool);
     let score = 0;
-    for (const word of indexed ? words : []) {
-      // A word counts once, at the weight of the best field it appears in.
-      const weight = Math.max(0, ...FIELDS.map((field) => (indexed![field].has(word) ? FIELD_WEIGHTS[field] : 0)));
-      score += weight * (index.idf.get(word) ?? 0);
+    for (const word of frequencies ? words : []) {
+      const frequency = frequencies!.get(word);
+      if (frequency) score += (index.idf.get(word)! * frequency) / (frequency + K1);
     }
     return { tool, score };
   });

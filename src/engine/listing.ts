@@ -56,10 +56,9 @@ export function unreachableReason(catalog: ToolGroup[], config: Surface, name: s
   return `Unknown tool ${name} here: its group ${group.name} is not in SVC_TOOLSETS; nothing was sent.`;
 }
 
-/** The four hints every tool carries; read-only mode is derived from `readOnlyHint`. */
+/** The four hints every tool carries; read-only mode is derived from `readOnlyHint`. No title: the tool's own `title` says it once. */
 export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotations']> {
   return {
-    title: tool.title,
     readOnlyHint: tool.scope === 'read',
     destructiveHint: Boolean(tool.destructive),
     idempotentHint: tool.scope === 'read' || Boolean(tool.idempotent),

@@ -84,15 +84,26 @@ export function clientShowsViews(capabilities: ClientCapabilities | undefined): 
 
 /**
  * Each view a listed tool names, as a `ui://svc-mcp/<name>` resource: one HTML page that loads
- * nothing from anywhere, so its policy names no outside domain.
+ * nothing from anywhere, so its policy names no outside domain. Listed and served only once the
+ * client has declared the MCP Apps extension at initialization, as tools name their views only then.
  */
 export function registerViews(server: McpServer, tools: ToolDefinition[]): void {
   const names = new Set(tools.map((tool) => tool.ui).filter((name): name is ViewName => name !== undefined));
-  for (const name of names) {
+  const views = [...names].map((name) => {
     const uri = viewUri(name);
     const _meta = { ui: { csp: VIEW_CSP, prefersBorder: true } };
-    server.registerResource(`view-${name}`, uri, { ...VIEWS[name], mimeType: VIEW_MIME_TYPE, _meta }, async () => ({
+    const view = server.registerResource(`view-${name}`, uri, { ...VIEWS[name], mimeType: VIEW_MIME_TYPE, _meta }, async () => ({
       contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: await viewHtml(name), _meta }],
     }));
-  }
+    // Set directly rather than with disable(), which would notify a client that is not connected yet.
+    view.enabled = false;
+    return view;
+  });
+  if (views.length === 0) return;
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    initialized?.();
+    const shown = clientShowsViews(server.server.getClientCapabilities());
+    for (const view of views) view.enabled = shown;
+  };
 }

@@ -42,15 +42,18 @@ describe('views (MCP Apps)', () => {
     });
   });
 
-  it('lists and serves each view as one self-contained page with a policy that names no outside domain', async () => {
-    const { resources } = await withoutViews.client.listResources();
+  it('lists and serves each view, to a client with the extension only, as one self-contained page with a policy that names no outside domain', async () => {
+    const plain = await withoutViews.client.listResources();
+    expect(plain.resources.filter((resource) => resource.uri.startsWith('ui://'))).toEqual([]);
+    await expect(withoutViews.client.readResource({ uri: 'ui://svc-mcp/stats' })).rejects.toThrow();
+    const { resources } = await withViews.client.listResources();
     const views = resources.filter((resource) => resource.uri.startsWith('ui://'));
     expect(views.map((view) => [view.uri, view.mimeType])).toEqual([
       ['ui://svc-mcp/stats', VIEW_MIME_TYPE],
       ['ui://svc-mcp/review', VIEW_MIME_TYPE],
     ]);
     for (const view of views) {
-      const { contents } = await withoutViews.client.readResource({ uri: view.uri });
+      const { contents } = await withViews.client.readResource({ uri: view.uri });
       const [page] = contents as unknown as Array<{ mimeType: string; text: string; _meta: { ui: { csp: Record<string, string[]> } } }>;
       expect(page.mimeType).toBe(VIEW_MIME_TYPE);
       expect(Object.values(page._meta.ui.csp).flat()).toEqual([]);
@@ -60,11 +63,16 @@ describe('views (MCP Apps)', () => {
     }
   }, 30_000);
 
-  it('works under the core surface: listed tools name their views, and a view may call a catalog tool directly', async () => {
-    const core = await connectViewClient(sandbox, { SVC_TOOLSETS: 'core,rules' });
+  it('works under the core surface: the stats and review views are listed (design section 13), and a view may call a catalog tool directly', async () => {
+    const core = await connectViewClient(sandbox, { SVC_TOOLSETS: 'core' });
     try {
       const { tools } = await core.client.listTools();
-      expect(tools.filter((tool) => tool._meta).map((tool) => [tool.name, tool._meta?.ui])).toEqual([['compare_rule_versions', { resourceUri: 'ui://svc-mcp/review' }]]);
+      expect(tools.filter((tool) => tool._meta).map((tool) => [tool.name, tool._meta?.ui])).toEqual([
+        ['conversation_stats', { resourceUri: 'ui://svc-mcp/stats' }],
+        ['compare_article_draft', { resourceUri: 'ui://svc-mcp/review' }],
+      ]);
+      const { resources } = await core.client.listResources();
+      expect(resources.filter((resource) => resource.uri.startsWith('ui://')).map((resource) => resource.uri)).toEqual(['ui://svc-mcp/stats', 'ui://svc-mcp/review']);
       const preview = await core.call('publish_article_draft', { articleId: sandbox.seed.articles.returnsPolicyDraft, confirm: true });
       expect(preview.structuredContent).toMatchObject({ sent: false, confirmToken: expect.any(String) });
     } finally {
