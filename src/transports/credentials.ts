@@ -1,0 +1,163 @@
+import type { IncomingMessage } from 'node:http';
+import { hashKey } from '../http/limiter.js';
+import type { KeyVerifier } from './key-check.js';
+
+/** The cheap shape of a workspace key, checked before the API is asked about it. */
+const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+const DEFAULT_CHALLENGE = 'Bearer realm="svc-mcp"';
+/** How long a client should wait before asking again when the API could not be asked about its key. */
+const UNCHECKED_RETRY_AFTER_S = '5';
+
+/**
+ * How a client brings its key, in every refusal that is about the key. The header is the only way:
+ * the workspace API has no OAuth, so this server publishes no OAuth metadata.
+ */
+export const KEY_HELP =
+  'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
+  'client configurations with that header are in the README, section "Hosted HTTP")';
+
+/** Whose key a request's upstream calls carry, once the request is allowed. */
+export interface Credentials {
+  key: string;
+  keyHash: string;
+  /** `client`: the request's own bearer (a key, or an access token standing for one); `server`: SVC_API_KEY. */
+  from: 'client' | 'server';
+}
+
+/** Why a request is refused: what the HTTP answer says. */
+export interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Bearer tokens that are not workspace keys but stand for one: OAuth access tokens plug in here.
+ * A token it does not know is refused with its challenge.
+ */
+export interface AccessTokens {
+  /** The API key the token was granted for; undefined for a token unknown, expired or revoked. */
+  keyFor(token: string): Promise<string | undefined>;
+  /** The `WWW-Authenticate` value of a 401 (for OAuth, naming the resource metadata). */
+  challenge: string;
+}
+
+export interface CredentialRules {
+  /** The port this server listens on: loopback Host and Origin values must name it. */
+  port: number;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  /** SVC_API_KEY: the key of a request that brings none. */
+  serverKey?: string;
+  verifier: KeyVerifier;
+  accessTokens?: AccessTokens;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/** Host header rules: loopback names with our port, plus configured names (any port) or name:port (exact). */
+export function hostAllowed(hostHeader: string | undefined, port: number, allowedHosts: string[]): boolean {
+  if (!hostHeader) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(`http://${hostHeader}`);
+  } catch {
+    return false;
+  }
+  const name = parsed.hostname.toLowerCase();
+  const hostPort = parsed.port === '' ? 80 : Number(parsed.port);
+  if (LOOPBACK_NAMES.includes(name) && hostPort === port) return true;
+  return allowedHosts.some((entry) => {
+    const wanted = entry.trim().toLowerCase();
+    if (wanted === name) return true;
+    return wanted === `${name}:${hostPort}` || (parsed.port !== '' && wanted === `${name}:${parsed.port}`);
+  });
+}
+
+/**
+ * Origin rules: absent (not a browser) is fine; a loopback origin only with this server's own port
+ * (a page served by another local program is another origin); configured origins exactly, which is
+ * how a browser-based tool on another port, such as the MCP Inspector's UI, is let in.
+ */
+export function originAllowed(origin: string | undefined, port: number, allowedOrigins: string[]): boolean {
+  if (origin === undefined) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  const web = parsed.protocol === 'http:' || parsed.protocol === 'https:';
+  const originPort = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  if (web && LOOPBACK_NAMES.includes(parsed.hostname.toLowerCase()) && originPort === port) return true;
+  return allowedOrigins.some((entry) => {
+    try {
+      return new URL(entry).origin === parsed.origin;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The Host check every route passes (DNS-rebinding protection), health and readiness included. */
+export function hostRefusal(req: IncomingMessage, rules: Pick<CredentialRules, 'port' | 'allowedHosts'>): Refusal | undefined {
+  if (hostAllowed(req.headers.host, rules.port, rules.allowedHosts)) return undefined;
+  return { status: 403, message: 'Forbidden: Host header not allowed (DNS-rebinding protection; see SVC_ALLOWED_HOSTS)' };
+}
+
+export function originRefusal(req: IncomingMessage, rules: Pick<CredentialRules, 'port' | 'allowedOrigins'>): Refusal | undefined {
+  if (originAllowed(req.headers.origin, rules.port, rules.allowedOrigins)) return undefined;
+  return { status: 403, message: 'Forbidden: Origin not allowed (DNS-rebinding protection; see SVC_ALLOWED_ORIGINS)' };
+}
+
+/**
+ * Everything that decides whose key a request to /mcp carries, in order: Host, then Origin, then
+ * the key (the request's own bearer key, an access token standing for one, or the server's), then,
+ * when `verify` (a request that would open a session), the API's verdict on that key. The first
+ * step that fails refuses the request; nothing after it runs.
+ */
+export async function resolveCredentials(req: IncomingMessage, rules: CredentialRules, verify: boolean): Promise<Credentials | Refusal> {
+  const refusal = hostRefusal(req, rules) ?? originRefusal(req, rules);
+  if (refusal) return refusal;
+  const credentials = await bearerCredentials(req.headers.authorization, rules);
+  if (!('key' in credentials) || !verify) return credentials;
+  const verdict = await rules.verifier.verify(credentials.key, credentials.keyHash);
+  if (verdict.kind === 'accepted') return credentials;
+  if (verdict.kind === 'refused') {
+    return unauthorized(
+      credentials.from === 'server'
+        ? `Unauthorized: the API refused this server's own key (SVC_API_KEY) as invalid or revoked, so no session was opened; whoever runs svc-mcp must set a valid SVC_API_KEY, or ${KEY_HELP}`
+        : `Unauthorized: the API refused this key as invalid or revoked (401), so no session was opened; ${KEY_HELP}`,
+      rules,
+    );
+  }
+  return {
+    status: 503,
+    message: `Service unavailable: svc-mcp could not ask the workspace API whether this key is valid, so no session was opened (${verdict.reason}). Try again shortly; if it persists, whoever runs svc-mcp should check SVC_BASE_URL.`,
+    headers: { 'retry-after': UNCHECKED_RETRY_AFTER_S },
+  };
+}
+
+async function bearerCredentials(header: string | undefined, rules: CredentialRules): Promise<Credentials | Refusal> {
+  if (header === undefined || header.trim() === '') {
+    if (rules.serverKey) return { key: rules.serverKey, keyHash: hashKey(rules.serverKey), from: 'server' };
+    return unauthorized(`Unauthorized: this server has no API key of its own, so ${KEY_HELP}`, rules);
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return unauthorized(`Unauthorized: the Authorization header is not "Bearer <key>"; ${KEY_HELP}`, rules);
+  const token = match[1];
+  if (KEY_SHAPE.test(token)) return { key: token, keyHash: hashKey(token), from: 'client' };
+  const key = await rules.accessTokens?.keyFor(token);
+  if (key) return { key, keyHash: hashKey(key), from: 'client' };
+  if (rules.accessTokens) return unauthorized('Unauthorized: the access token is unknown, expired or revoked; sign in again', rules);
+  return unauthorized(`Unauthorized: the bearer token is not a workspace API key (svc_ followed by 8-200 letters, digits, _ or -); ${KEY_HELP}`, rules);
+}
+
+function unauthorized(message: string, rules: CredentialRules): Refusal {
+  // RFC 6750 asks for the challenge on a 401.
+  return { status: 401, message, headers: { 'www-authenticate': rules.accessTokens?.challenge ?? DEFAULT_CHALLENGE } };
+}
