@@ -265,11 +265,12 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
 
   const route = async (req: IncomingMessage, res: ServerResponse, path: string, log: Record<string, unknown>): Promise<void> => {
     if (path === ENDPOINT) return handleMcp(req, res, log);
-    // Every other route checks the Host here; /mcp's credentials begin with it.
-    const foreignHost = hostRefusal(req, rules);
+    const isProbe = (path === HEALTH || path === READY) && req.method === 'GET';
+    // Every other route checks the Host here; /mcp's credentials begin with it. A probe without
+    // any Host (HAProxy's httpchk speaks HTTP/1.0) cannot be a browser's: browsers always send one.
+    const foreignHost = isProbe && req.headers.host === undefined ? undefined : hostRefusal(req, rules);
     if (foreignHost) return refuse(res, foreignHost);
-    if (path === HEALTH && req.method === 'GET') return health(res);
-    if (path === READY && req.method === 'GET') return ready(res);
+    if (isProbe) return path === HEALTH ? health(res) : ready(res);
     if (OAUTH_PROBE.test(path)) return sendJson(res, 404, { error: `Not found: ${KEY_HELP}` });
     sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` });
   };

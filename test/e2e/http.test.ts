@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -218,6 +219,15 @@ describe('Streamable HTTP transport', () => {
       expect(foreign.statusCode, path).toBe(403);
       expect(await foreign.body.text()).toContain('Host');
     }
+    // A load balancer's probe speaking HTTP/1.0 sends no Host at all (no browser does): it is answered.
+    const probe = await new Promise<string>((resolve, reject) => {
+      let answer = '';
+      const socket = net.connect(multiTenant.port, '127.0.0.1', () => socket.end('GET /readyz HTTP/1.0\r\n\r\n'));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    expect(probe).toMatch(/^HTTP\/1\.1 200/);
     const otherPort = await rawPost(multiTenant, { origin: `http://localhost:${multiTenant.port + 1}`, authorization: `Bearer ${sandbox.keys.admin}` });
     expect(otherPort.status).toBe(403);
     expect(otherPort.json().error.message).toContain('SVC_ALLOWED_ORIGINS');
