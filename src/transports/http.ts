@@ -8,7 +8,7 @@ import { createMcpServer } from '../engine/server.js';
 import { SERVER_VERSION } from '../engine/types.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
-import { hostRefusal, isLoopbackHost, KEY_HELP, originAllowed, resolveCredentials, type CredentialRules, type Credentials, type Refusal } from './credentials.js';
+import { hostRefusal, isLoopbackHost, KEY_HELP, originRefusal, resolveCredentials, type CredentialRules, type Credentials, type Refusal } from './credentials.js';
 import { waitWhile } from './drain.js';
 import { KeyVerifier } from './key-check.js';
 import { SessionTable, type OpenSession } from './sessions.js';
@@ -125,21 +125,22 @@ function rpcMethods(body: unknown): string | undefined {
 
 /**
  * Lets a page of an allowed origin (one in SVC_ALLOWED_ORIGINS, such as the MCP Inspector's UI,
- * or this server's own) read /mcp's answers, and answers its preflight. True when the request was
- * a preflight, now answered.
+ * or this server's own) read /mcp's answers (CORS). Whether the request may go on is decided
+ * by `resolveCredentials`, or for a preflight by `answerPreflight`.
  */
-function allowBrowser(req: IncomingMessage, res: ServerResponse, port: number, allowedOrigins: string[]): boolean {
+function allowBrowser(req: IncomingMessage, res: ServerResponse, rules: CredentialRules): void {
   const origin = req.headers.origin;
-  const allowed = origin !== undefined && originAllowed(origin, port, allowedOrigins);
-  if (allowed) {
-    res.setHeader('access-control-allow-origin', origin);
-    res.setHeader('access-control-expose-headers', CORS_EXPOSED);
-    res.setHeader('vary', 'Origin');
-  }
-  if (req.method !== 'OPTIONS') return false;
-  if (allowed) res.writeHead(204, CORS_PREFLIGHT).end();
-  else rpcError(res, 403, -32000, 'Forbidden: Origin not allowed (DNS-rebinding protection; see SVC_ALLOWED_ORIGINS)');
-  return true;
+  if (origin === undefined || originRefusal(req, rules)) return;
+  res.setHeader('access-control-allow-origin', origin);
+  res.setHeader('access-control-expose-headers', CORS_EXPOSED);
+  res.setHeader('vary', 'Origin');
+}
+
+/** A browser's preflight carries no key: it passes the Host and Origin checks alone. */
+function answerPreflight(req: IncomingMessage, res: ServerResponse, rules: CredentialRules): void {
+  const refusal = hostRefusal(req, rules) ?? originRefusal(req, rules);
+  if (refusal) return refuse(res, refusal);
+  res.writeHead(204, CORS_PREFLIGHT).end();
 }
 
 export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandle> {
@@ -165,7 +166,8 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     createMcpServer({ ...runtime, apiKey, elicitationAllowed: !stateless, ...(stateless && !runtime.config.redisUrl ? { taskStore: null } : {}) });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, log: Record<string, unknown>): Promise<void> => {
-    if (allowBrowser(req, res, rules.port, config.allowedOrigins)) return;
+    allowBrowser(req, res, rules);
+    if (req.method === 'OPTIONS') return answerPreflight(req, res, rules);
     const method = req.method ?? 'GET';
     const sessionId = req.headers['mcp-session-id'];
     const onSession = !config.stateless && typeof sessionId === 'string' && sessionId !== '';
