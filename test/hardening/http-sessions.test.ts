@@ -178,7 +178,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
     const key = validKey();
     const headers = await sessionOf(key);
     sandbox.clearRequests();
-    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 1_000 }]);
+    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 400 }]);
     const call = post(handle.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }, headers);
     await vi.waitFor(() => expect(sandbox.requests.at(-1)?.path).toBe('/v2/bots/public'));
     handle.evictIdle(Date.now() + 60_001);
@@ -201,7 +201,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
   it('refuses a key at its cap with a 429 that says so when each of its sessions has a call in flight', async () => {
     const key = validKey();
     const sessions = [await sessionOf(key), await sessionOf(key), await sessionOf(key)];
-    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 1_500, times: 3 }]);
+    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 600, times: 3 }]);
     sandbox.clearRequests();
     const calls = sessions.map((headers, index) => post(handle.url, { jsonrpc: '2.0', id: 10 + index, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }, headers));
     await vi.waitFor(() => expect(sandbox.requests).toHaveLength(3));
