@@ -51,9 +51,8 @@ export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxDelayMs: 8000, maxR
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 /**
- * Why no server answered at the base URL, by error code: nothing was sent. Such a failure is
- * retried once, after QUICK_RETRY_MS, rather than backed off for seconds: a wrong SVC_BASE_URL
- * should say so at once, not after a dozen seconds of waiting.
+ * Why no server answered at the base URL, by error code: nothing was sent. Such a failure is not
+ * backed off for seconds: a wrong SVC_BASE_URL should say so at once, not after a dozen seconds.
  */
 const NO_SERVER: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused: nothing listens at that address and port',
@@ -63,6 +62,8 @@ const NO_SERVER: Record<string, string> = {
   ENETUNREACH: 'the network is unreachable',
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
 };
+/** The two of them that can pass in a moment (a server restarting, a DNS hiccup) are tried once more, after QUICK_RETRY_MS. */
+const QUICK_RETRY_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
 const QUICK_RETRY_MS = 250;
 /** Text of a non-JSON body shown (as untrusted data) in the error. */
 const BODY_SAMPLE_CHARS = 200;
@@ -139,7 +140,7 @@ export class ApiClient {
       const delay = noServer ? QUICK_RETRY_MS : backoff(this.retry, attempt);
       if (error instanceof RateLimitError) limiter.pause(delay);
       const canRetry = noServer
-        ? attempt === 0
+        ? attempt === 0 && QUICK_RETRY_CODES.has((error as ConnectionError).code ?? '')
         : request.backoff !== false &&
           isRetryable(error, request.read) &&
           attempt < this.retry.maxRetries &&
@@ -238,6 +239,7 @@ export class ApiClient {
       !noServer,
     );
     error.noServer = Boolean(noServer);
+    error.code = code;
     return error;
   }
 }
@@ -294,7 +296,9 @@ function tlsFailure(code: string): string | undefined {
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
     return 'the TLS handshake failed: the server does not speak TLS there (is it http:// rather than https://?)';
   }
-  if (/CERT|^ERR_TLS_|^ERR_SSL_|^EPROTO$/.test(code)) return 'the TLS handshake failed: the server\'s certificate or TLS setup was not accepted';
+  if (/CERT|^UNABLE_TO_|^ERR_TLS_|^ERR_SSL_|^EPROTO$/.test(code)) {
+    return 'the TLS handshake failed: the server\'s certificate or TLS setup was not accepted (a private certificate authority can be added with NODE_EXTRA_CA_CERTS)';
+  }
   return undefined;
 }
 

@@ -45,6 +45,8 @@ export class ConnectionError extends ApiError {
    * most, quickly.
    */
   noServer = false;
+  /** The system's or undici's code for the failure, such as ECONNREFUSED. */
+  code?: string;
 }
 /** A success status whose body is not JSON, which every route answers: the server is not the API (a web page, a proxy's). */
 export class NotJsonError extends ApiError { override name = 'NotJsonError'; }
