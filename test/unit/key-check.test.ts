@@ -103,6 +103,16 @@ describe('resolveCredentials', () => {
     expect(unknown).toMatchObject({ status: 401, headers: { 'www-authenticate': tokens.challenge } });
   });
 
+  it('names SVC_API_KEY when the API refuses the server\'s own key, and the header when it refuses the client\'s', async () => {
+    const api = fakeApi(() => new AuthenticationError('401', PROBE, 401));
+    const serving = { ...rules(api.client), serverKey: key(8) };
+    const own = await api.settle(resolveCredentials(request(), serving, true));
+    expect(own).toMatchObject({ status: 401, message: expect.stringContaining("this server's own key (SVC_API_KEY)") });
+    const client = await api.settle(resolveCredentials(request(`Bearer ${key(9)}`), serving, true));
+    expect(client).toMatchObject({ status: 401, message: expect.stringContaining('"Authorization: Bearer svc_..."') });
+    expect((client as { message: string }).message).not.toContain('SVC_API_KEY');
+  });
+
   it('checks Host first, then the key, and asks the API only when told to', async () => {
     const api = fakeApi();
     expect(await resolveCredentials({ headers: { host: 'evil.example.com', authorization: `Bearer ${key(1)}` } } as IncomingMessage, rules(api.client), true)).toMatchObject({ status: 403 });
