@@ -134,6 +134,9 @@ function headline(tool: ToolDefinition, error: ApiError, setting: ErrorSetting):
       ? `${error.message}. Set SVC_BASE_URL to the API's origin, such as https://api.example.com, and check the network.`
       : `${error.message}${retried(error)}. Check the network and SVC_BASE_URL.`;
   }
+  if (error.status !== undefined && error.status >= 300 && error.status < 400) {
+    return `${error.request.method} ${error.request.path} was answered with a redirect (HTTP ${error.status}), which svc-mcp does not follow: set SVC_BASE_URL to the address the API is served at (often https:// where http:// was given).`;
+  }
   return `The API answered with HTTP ${error.status ?? 'error'}.`;
 }
 

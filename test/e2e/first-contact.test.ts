@@ -109,6 +109,18 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
     }
   });
 
+  it('says a redirect is not followed and SVC_BASE_URL should name where it points', async () => {
+    const upstream = await impostor(301, '', 'text/html');
+    try {
+      const { isError, text } = await call(await serverAt(upstream.url), 'list_agents');
+      expect(isError).toBe(true);
+      expect(text).toMatch(/redirect \(HTTP 301\).*set SVC_BASE_URL/);
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it('names SVC_API_KEY when the API refuses the configured key', async () => {
     const connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked) });
     open.push(connection);
