@@ -39,7 +39,7 @@ export class TopLevelIdScanner {
   private id: RequestId | null = null;
 
   feed(chunk: Uint8Array): void {
-    for (const byte of chunk) this.step(byte);
+    for (let index = 0; index < chunk.length; index++) this.step(chunk[index]);
   }
 
   /** The id as JSON.parse would read it, or null when there is none, or it is not a string or number. */
