@@ -7,6 +7,7 @@ import {
   ConnectionError,
   NotAcceptableError,
   NotFoundError,
+  NotJsonError,
   PermissionError,
   RateLimitError,
   TimeoutError,
@@ -27,9 +28,9 @@ export function textError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Whether a handler's failed call found nothing (404), so it can report that item instead of failing. */
+/** Whether a handler's failed call found no such item (404), so it can report that item instead of failing; a 404 for the route itself is a failure. */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof NotFoundError;
+  return error instanceof NotFoundError && !error.routeNotFound;
 }
 
 /** What the error text needs to know about the session. */
@@ -79,7 +80,8 @@ function explain(tool: ToolDefinition, error: unknown, setting: ErrorSetting, ju
   const quoted = quoteUntrusted(error.upstreamMessages);
   const lines = [headline(tool, error, setting)];
   if (quoted) lines.push(quoted);
-  if (judgeWrite && tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError)) {
+  // A cancelled write says its outcome in its headline, and so does a refused one (429).
+  if (judgeWrite && tool.scope === 'write' && error.mayHaveReachedServer && !(error instanceof CancelledError) && !(error instanceof RateLimitError)) {
     lines.push(writeOutcome(error));
   }
   return lines.join('\n');
@@ -101,7 +103,10 @@ function headline(tool: ToolDefinition, error: ApiError, setting: ErrorSetting):
     return `The API key is not allowed to do this (403): it lacks the "${tool.scope}" scope this tool needs, or the data belongs to another workspace than the key's. Use a key with the ${tool.scope} scope from the workspace that owns the data.`;
   }
   if (error instanceof NotFoundError && error.routeNotFound) {
-    return 'The API has no such route (404): the server at SVC_BASE_URL is not the workspace API, or the URL carries a path prefix it does not serve. Set SVC_BASE_URL to the API\'s origin, such as https://api.example.com.';
+    return `The server at SVC_BASE_URL has no such route (404): ${error.request.method} ${error.request.path} was answered without the API's error body, so SVC_BASE_URL is probably wrong (the server there is not the workspace API, or the URL carries a path prefix it does not serve). Set SVC_BASE_URL to the API's origin, such as https://api.example.com.`;
+  }
+  if (error instanceof NotJsonError) {
+    return `${error.message}, so SVC_BASE_URL probably points at something other than the workspace API (a web page, a proxy or sign-in page). Set SVC_BASE_URL to the API's origin, such as https://api.example.com.`;
   }
   if (error instanceof NotFoundError) {
     return `Not found (404): ${hints[404] ?? 'the API has no such item in this workspace'}.`;
@@ -111,19 +116,26 @@ function headline(tool: ToolDefinition, error: ApiError, setting: ErrorSetting):
   }
   if (error instanceof RateLimitError) {
     const window = durationText(setting.rateLimit.windowMs);
-    return `Rate limited by the API (429) even after backing off. The configured budget is ${setting.rateLimit.limit} requests per ${window} (SVC_RATE_LIMIT), and the API counts every client of this key against it; wait about ${window} before retrying.`;
+    const budget = `The configured budget is ${setting.rateLimit.limit} requests per ${window} (SVC_RATE_LIMIT), and the API counts every client of this key against it; wait about ${window}, then call again.`;
+    if (tool.scope === 'write') return `Not sent: the API refused the write as rate limited (429), so nothing changed; a write is never resent automatically. ${budget}`;
+    return `Rate limited by the API (429)${retried(error)}. ${budget}`;
   }
   if (error instanceof UpstreamServerError) {
     return error.status === 500
       ? `The API failed internally (500)${hints[500] ? `; for this route that usually means ${hints[500]}` : ''}.`
-      : `The API is unavailable (${error.status}) and did not recover after retries; try again shortly.`;
+      : `The API is unavailable (${error.status})${retried(error)}; try again shortly.`;
   }
   if (error instanceof TimeoutError) {
     return `The API did not answer in time (${error.message}). Raise SVC_TIMEOUT_MS or narrow the request.`;
   }
   if (error instanceof CancelledError) return `Cancelled: ${error.message}.`;
   if (error instanceof ConnectionError) {
-    return `${error.message}. Check SVC_BASE_URL and the network.`;
+    return error.noServer
+      ? `${error.message}. Set SVC_BASE_URL to the API's origin, such as https://api.example.com, and check the network.`
+      : `${error.message}${retried(error)}. Check the network and SVC_BASE_URL.`;
+  }
+  if (error.status !== undefined && error.status >= 300 && error.status < 400) {
+    return `${error.request.method} ${error.request.path} was answered with a redirect (HTTP ${error.status}), which svc-mcp does not follow: set SVC_BASE_URL to the address the API is served at (often https:// where http:// was given).`;
   }
   return `The API answered with HTTP ${error.status ?? 'error'}.`;
 }
@@ -133,6 +145,11 @@ function writeOutcome(error: ApiError): string {
     return 'The request was refused, so nothing changed; it was not retried.';
   }
   return 'The request may or may not have been applied and was sent only once: check the current state (with a list or get tool) before trying again.';
+}
+
+/** Said only of a request that was in fact sent again. */
+function retried(error: ApiError): string {
+  return error.attempts > 1 ? ` after ${error.attempts} attempts with backoff` : '';
 }
 
 function durationText(ms: number): string {

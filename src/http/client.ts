@@ -1,3 +1,5 @@
+import { lookup as systemLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
 import {
@@ -5,6 +7,7 @@ import {
   CancelledError,
   ConnectionError,
   errorForStatus,
+  NotJsonError,
   RateLimitError,
   TimeoutError,
   type RedactedRequest,
@@ -28,6 +31,11 @@ export interface ApiRequest {
   onRetry?: (notice: string) => void;
   /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
   onStatus?: (status: number) => void;
+  /**
+   * `false`: a status that would be retried after a backoff (429, 502-504, a dropped connection) is
+   * answered at once, for a caller that a person is waiting on and that can simply be asked again.
+   */
+  backoff?: boolean;
 }
 
 export interface RetryPolicy {
@@ -42,8 +50,23 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxDelayMs: 8000, maxRetries: 4, maxElapsedMs: 25_000 };
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
-/** Errors raised before any byte of the request could have been processed. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Why no server answered at the base URL, by error code: nothing was sent. Such a failure is not
+ * backed off for seconds: a wrong SVC_BASE_URL should say so at once, not after a dozen seconds.
+ */
+const NO_SERVER: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused: nothing listens at that address and port',
+  ENOTFOUND: 'its host name does not resolve',
+  EAI_AGAIN: 'its host name could not be resolved (DNS lookup failed)',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+/** The two of them that can pass in a moment (a server restarting, a DNS hiccup) are tried once more, after QUICK_RETRY_MS. */
+const QUICK_RETRY_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
+const QUICK_RETRY_MS = 250;
+/** Text of a non-JSON body shown (as untrusted data) in the error. */
+const BODY_SAMPLE_CHARS = 200;
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -61,11 +84,14 @@ export class ApiClient {
   private readonly origin: string;
   private readonly pathPrefix: string;
   private readonly retry: RetryPolicy;
+  /** The base URL as errors name it: origin and path, never credentials or a query. */
+  readonly baseUrl: string;
 
   constructor(private readonly options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
+    this.baseUrl = this.origin + this.pathPrefix;
     this.retry = options.retry ?? DEFAULT_RETRY;
   }
 
@@ -83,7 +109,7 @@ export class ApiClient {
   private open(): Promise<Pool> {
     // undici is CommonJS: its exports are the default export of a dynamic import, bundled or not.
     this.opening ??= import('undici').then(({ default: { Pool } }) => {
-      this.pool = new Pool(this.origin, { connections: this.options.connections ?? 16, keepAliveTimeout: 10_000 });
+      this.pool = new Pool(this.origin, { connections: this.options.connections ?? 16, keepAliveTimeout: 10_000, connect: { lookup: lookupHost } });
       return this.pool;
     });
     return this.opening;
@@ -108,19 +134,27 @@ export class ApiClient {
       } catch (caught) {
         if (!(caught instanceof ApiError)) throw caught;
         error = caught;
+        error.attempts = attempt + 1;
       }
-      const delay = backoff(this.retry, attempt);
+      const noServer = error instanceof ConnectionError && error.noServer;
+      const delay = noServer ? QUICK_RETRY_MS : backoff(this.retry, attempt);
       if (error instanceof RateLimitError) limiter.pause(delay);
-      const canRetry =
-        isRetryable(error, request.read) &&
-        attempt < this.retry.maxRetries &&
-        Date.now() - started + delay <= this.retry.maxElapsedMs;
+      const canRetry = noServer
+        ? attempt === 0 && QUICK_RETRY_CODES.has((error as ConnectionError).code ?? '')
+        : request.backoff !== false &&
+          isRetryable(error, request.read) &&
+          attempt < this.retry.maxRetries &&
+          Date.now() - started + delay <= this.retry.maxElapsedMs;
       this.options.logger.warn(
         { method: request.method, path: request.path, status: error.status, error: error.name, attempt: attempt + 1, retryInMs: canRetry ? delay : undefined },
         canRetry ? 'upstream request failed; retrying' : 'upstream request failed',
       );
       if (!canRetry) throw error;
-      request.onRetry?.(`${request.method} ${request.path} answered ${error.status ?? error.name}; retry ${attempt + 1} of ${this.retry.maxRetries} in ${delay} ms`);
+      request.onRetry?.(
+        noServer
+          ? `${request.method} ${request.path}: no API answered (${error.message}); trying once more in ${delay} ms`
+          : `${request.method} ${request.path} answered ${error.status ?? error.name}; retry ${attempt + 1} of ${this.retry.maxRetries} in ${delay} ms`,
+      );
       await sleep(delay, request.signal).catch(() => {
         throw new CancelledError('The call was cancelled while waiting to retry', redacted, undefined, [], false);
       });
@@ -169,13 +203,21 @@ export class ApiClient {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', cancel);
     }
-    const body = parseJson(response.text);
     this.options.logger.debug(
       { method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt },
       'upstream request',
     );
-    if (response.statusCode >= 200 && response.statusCode < 300) return body as T;
-    throw errorForStatus(response.statusCode, body, redacted);
+    const body = parseJson(response.text);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw errorForStatus(response.statusCode, body ?? response.text, redacted);
+    if (body === undefined) throw this.notJson(response, redacted);
+    return body as T;
+  }
+
+  /** Every route answers JSON, so a success with any other body (none at all included) comes from something that is not the API. */
+  private notJson(response: { statusCode: number; text: string }, redacted: RedactedRequest): NotJsonError {
+    const what = response.text.trim() === '' ? 'an empty body' : 'a body that is not JSON';
+    const sample = response.text.trim().slice(0, BODY_SAMPLE_CHARS);
+    return new NotJsonError(`${redacted.method} ${redacted.path} answered HTTP ${response.statusCode} with ${what}, not the JSON the API answers`, redacted, response.statusCode, sample ? [sample] : []);
   }
 
   private transportError(caught: unknown, request: ApiRequest, redacted: RedactedRequest, deadline: AbortSignal): ApiError {
@@ -186,8 +228,19 @@ export class ApiClient {
       return new TimeoutError(`No response within ${this.options.timeoutMs} ms`, redacted);
     }
     const code = errorCode(caught);
-    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-    return new ConnectionError(`Could not reach the API (${code ?? 'connection error'})`, redacted, undefined, [], !notSent);
+    const noServer = code === undefined ? undefined : (NO_SERVER[code] ?? tlsFailure(code));
+    const error = new ConnectionError(
+      noServer
+        ? `No API answered at SVC_BASE_URL=${this.baseUrl}: ${noServer} (${code})`
+        : `The connection to the API at SVC_BASE_URL=${this.baseUrl} failed (${code ?? 'connection error'})`,
+      redacted,
+      undefined,
+      [],
+      !noServer,
+    );
+    error.noServer = Boolean(noServer);
+    error.code = code;
+    return error;
   }
 }
 
@@ -229,14 +282,39 @@ function errorCode(caught: unknown): string | undefined {
   return undefined;
 }
 
+/** The body as JSON, or undefined when it is not JSON (an empty body included). */
 function parseJson(text: string): unknown {
-  if (text === '') return null;
   try {
     return JSON.parse(text);
   } catch {
-    return text;
+    return undefined;
   }
 }
+
+/** What a TLS handshake failure means for the user, by the code Node gives it; undefined for any other code. */
+function tlsFailure(code: string): string | undefined {
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
+    return 'the TLS handshake failed: the server does not speak TLS there (is it http:// rather than https://?)';
+  }
+  if (/CERT|^UNABLE_TO_|^ERR_TLS_|^ERR_SSL_|^EPROTO$/.test(code)) {
+    return 'the TLS handshake failed: the server\'s certificate or TLS setup was not accepted (a private certificate authority can be added with NODE_EXTRA_CA_CERTS)';
+  }
+  return undefined;
+}
+
+/**
+ * RFC 6761 asks resolvers to answer names under `.invalid` negatively at once; a system resolver
+ * without network may instead wait for its timeout, so such names fail here first. Every other
+ * name goes to the system's resolver.
+ */
+const lookupHost: LookupFunction = (hostname, options, callback) => {
+  if (/(^|\.)invalid\.?$/i.test(hostname)) {
+    const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+    process.nextTick(() => callback(error, '', 0));
+    return;
+  }
+  systemLookup(hostname, options, callback);
+};
 
 function compactQuery(query: ApiRequest['query']): Record<string, unknown> | undefined {
   if (!query) return undefined;

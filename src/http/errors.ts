@@ -19,6 +19,9 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** How many times the request was sent (or tried) before this error stood: a message claims a backoff only when there was one. */
+  attempts = 1;
 }
 
 export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
@@ -34,7 +37,19 @@ export class RateLimitError extends ApiError { override name = 'RateLimitError';
 export class UpstreamServerError extends ApiError { override name = 'UpstreamServerError'; }
 /** Any other 4xx the spec does not describe. */
 export class ClientRequestError extends ApiError { override name = 'ClientRequestError'; }
-export class ConnectionError extends ApiError { override name = 'ConnectionError'; }
+export class ConnectionError extends ApiError {
+  override name = 'ConnectionError';
+  /**
+   * No server answered at the base URL at all (connection refused, a name that does not resolve,
+   * a failed TLS handshake): nothing was sent, and waiting will not help, so it is retried once at
+   * most, quickly.
+   */
+  noServer = false;
+  /** The system's or undici's code for the failure, such as ECONNREFUSED. */
+  code?: string;
+}
+/** A success status whose body is not JSON, which every route answers: the server is not the API (a web page, a proxy's). */
+export class NotJsonError extends ApiError { override name = 'NotJsonError'; }
 export class TimeoutError extends ApiError { override name = 'TimeoutError'; }
 export class CancelledError extends ApiError { override name = 'CancelledError'; }
 
@@ -61,14 +76,15 @@ export function upstreamMessagesOf(body: unknown): string[] {
 }
 
 /**
- * The spec does not show the body of a 404. The API's framework answers an unknown route with
- * `{statusCode: 404, message: "Cannot GET /v2/...", error: "Not Found"}`, and a server that is not the
- * API at all (a wrong host, a proxy) answers with a page rather than JSON; an unknown id gets a JSON
- * body naming the item. Only the first two are read as "no such route".
+ * The spec does not show the body of a 404. The API's framework answers every error with its error
+ * shape `{statusCode, message, error}`: an unknown id with a message naming the item, an unknown
+ * route with `Cannot GET /v2/...`. A server that is not the API (a wrong host, a proxy, another
+ * service) answers otherwise: a page, an empty body, or JSON of another shape. Only an unknown id
+ * is read as "no such item"; everything else means the base URL is probably wrong.
  */
 function isUnknownRoute(body: unknown, messages: string[]): boolean {
-  if (typeof body === 'string') return /^\s*</.test(body);
-  return messages[0] !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(messages[0]);
+  const apiShaped = body !== null && typeof body === 'object' && typeof (body as { statusCode?: unknown }).statusCode === 'number';
+  return !apiShaped || (messages[0] !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(messages[0]));
 }
 
 export function errorForStatus(status: number, body: unknown, request: RedactedRequest): ApiError {

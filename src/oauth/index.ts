@@ -4,6 +4,7 @@ import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ConfigError } from '../config.js';
+import type { AccessTokens, Refusal } from '../transports/credentials.js';
 import type { Runtime } from '../runtime.js';
 import { sameResource, StateOAuthProvider, type Caller } from './provider.js';
 
@@ -34,22 +35,14 @@ const RATE_LIMITS = {
   revoke: { windowMs: 15 * 60_000, max: 1000 },
 };
 
-/** A refused /mcp request: the JSON-RPC message and the RFC 6750 challenge that points at the resource metadata. */
-export interface Refusal {
-  invalid: string;
-  challenge: string;
-}
-
-export interface OAuthGate {
+/**
+ * The OAuth routes, and the access tokens /mcp accepts: the transport resolves a bearer that is not a
+ * workspace key through `resolve`, and answers every 401 with `challenge`, which starts the OAuth flow.
+ */
+export interface OAuthGate extends AccessTokens {
   /** Whether `path` is one of the OAuth routes (metadata, register, authorize, token, revoke). */
   serves(path: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
-  /**
-   * Who a /mcp request acts for: an access token this server issued resolves to its grant's key and
-   * access; a bearer workspace key (`svc_...`) is left to the key path (undefined); anything else, no
-   * header included, is refused with a challenge that starts the OAuth flow.
-   */
-  authenticate(req: IncomingMessage): Promise<Caller | Refusal | undefined>;
 }
 
 export function createOAuthGate(runtime: Runtime, publicUrl: string): OAuthGate {
@@ -87,11 +80,11 @@ export function createOAuthGate(runtime: Runtime, publicUrl: string): OAuthGate 
     res.status(500).json({ error: 'server_error' });
   });
 
-  const refuse = (message: string, error?: string): Refusal => ({
-    invalid: `Unauthorized: ${message}`,
-    challenge: error
-      ? `Bearer error="${error}", error_description="${message.replaceAll('"', "'")}", resource_metadata="${resourceMetadataUrl}"`
-      : `Bearer resource_metadata="${resourceMetadataUrl}"`,
+  const challenge = `Bearer resource_metadata="${resourceMetadataUrl}"`;
+  const refuse = (message: string): Refusal => ({
+    status: 401,
+    message: `Unauthorized: ${message}`,
+    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replaceAll('"', "'")}", resource_metadata="${resourceMetadataUrl}"` },
   });
 
   if (runtime.sandbox) tellSandboxUser(runtime, resource);
@@ -99,20 +92,14 @@ export function createOAuthGate(runtime: Runtime, publicUrl: string): OAuthGate 
   return {
     serves: (path) => ROUTES.has(path),
     handle: (req, res) => app(req, res),
-    async authenticate(req) {
-      const header = req.headers.authorization;
-      if (header === undefined || header.trim() === '') {
-        return refuse('sign in through OAuth (hosted connectors do it for you), or send a workspace API key as "Authorization: Bearer svc_..."');
-      }
-      const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-      if (token === undefined) return refuse('the Authorization header is not "Bearer <token>"', 'invalid_request');
-      if (token.startsWith('svc_')) return undefined;
+    challenge,
+    async resolve(token) {
       try {
         const info = await provider.verifyAccessToken(token);
-        if (!sameResource(info.resource, resource)) return refuse(`the access token was issued for another resource, not ${resource}`, 'invalid_token');
+        if (!sameResource(info.resource, resource)) return refuse(`the access token was issued for another resource, not ${resource}`);
         return info.extra!.caller as Caller;
       } catch (error) {
-        if (error instanceof InvalidTokenError) return refuse(`${error.message}; sign in again`, 'invalid_token');
+        if (error instanceof InvalidTokenError) return refuse(`${error.message}; sign in again`);
         throw error;
       }
     },

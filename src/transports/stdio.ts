@@ -7,9 +7,7 @@ import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
 import { waitWhile } from './drain.js';
-
-/** How much of an over-long message is kept to find its id, so the error can answer that request. */
-const ID_WINDOW_BYTES = 512;
+import { TopLevelIdScanner } from './top-level-id.js';
 
 /**
  * stdio with bounded reads, in place of the SDK's transport (which closes the connection, and so
@@ -25,8 +23,8 @@ export class BoundedStdioTransport implements Transport {
 
   private chunks: Buffer[] = [];
   private size = 0;
-  /** Set while the rest of an over-long line is being discarded: its first bytes, for the id. */
-  private discarding?: Buffer;
+  /** Set while an over-long line is being discarded: it reads the line's id as the bytes go by, so the error answers that request. */
+  private discarding?: TopLevelIdScanner;
   private readonly pending = new Set<RequestId>();
   private draining = false;
   private closed = false;
@@ -78,9 +76,10 @@ export class BoundedStdioTransport implements Transport {
       const part = newline < 0 ? rest : rest.subarray(0, newline);
       rest = newline < 0 ? Buffer.alloc(0) : rest.subarray(newline + 1);
       if (this.discarding) {
-        if (this.discarding.length < ID_WINDOW_BYTES) this.discarding = Buffer.concat([this.discarding, part.subarray(0, ID_WINDOW_BYTES)]);
+        this.discarding.feed(part);
       } else if (this.size + part.length > this.maxMessageBytes) {
-        this.discarding = Buffer.concat([...this.chunks, part]).subarray(0, ID_WINDOW_BYTES);
+        this.discarding = new TopLevelIdScanner();
+        for (const held of [...this.chunks, part]) this.discarding.feed(held);
         this.chunks = [];
         this.size = 0;
       } else {
@@ -89,7 +88,7 @@ export class BoundedStdioTransport implements Transport {
       }
       if (newline < 0) break;
       if (this.discarding) {
-        this.refuseOverLong(this.discarding);
+        this.refuseOverLong(this.discarding.finish());
         this.discarding = undefined;
       } else {
         const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
@@ -124,12 +123,11 @@ export class BoundedStdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  private refuseOverLong(head: Buffer): void {
-    const id = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})/.exec(head.toString('utf8'));
+  private refuseOverLong(id: RequestId | null): void {
     this.answerError(
-      id ? (JSON.parse(id[1]) as RequestId) : null,
+      id,
       ErrorCode.InvalidRequest,
-      `Message over ${this.maxMessageBytes} bytes (SVC_MAX_MESSAGE_BYTES); it was discarded unread`,
+      `Message over ${this.maxMessageBytes} bytes (SVC_MAX_MESSAGE_BYTES); it was discarded, only its id read`,
     );
   }
 

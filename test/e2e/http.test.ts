@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -68,7 +69,8 @@ describe('Streamable HTTP transport', () => {
     );
     const results = await Promise.all(calls);
     expect(results.filter((result) => result.isError)).toEqual([]);
-    const requests = apiRequests(sandbox);
+    // Each key was also checked once when its session opened (GET /v2/bots/public).
+    const requests = apiRequests(sandbox).filter((entry) => entry.path !== '/v2/bots/public');
     expect(requests).toHaveLength(40);
     expect(requests.filter((entry) => entry.query.limit === '7').map((entry) => entry.keyName)).toEqual(Array(20).fill('admin'));
     expect(requests.filter((entry) => entry.query.limit === '9').map((entry) => entry.keyName)).toEqual(Array(20).fill('readOnly'));
@@ -129,6 +131,8 @@ describe('Streamable HTTP transport', () => {
 
   it('serves a keyless client with SVC_API_KEY when the server has one', async () => {
     const keyless = await connect(stateless);
+    // The server's key was checked when the client connected; the call's request follows.
+    sandbox.clearRequests();
     const result = await call(keyless, 'list_agents');
     expect(result.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((entry) => entry.keyName)).toEqual(['admin']);
@@ -209,6 +213,26 @@ describe('Streamable HTTP transport', () => {
     expect(get.statusCode).toBe(405);
   }, 15_000);
 
+  it('checks the Host on every route, and refuses a loopback Origin of another port', async () => {
+    for (const path of ['/healthz', '/readyz', '/nowhere', '/.well-known/oauth-authorization-server']) {
+      const foreign = await request(`${multiTenant.base}${path}`, { headers: { host: 'evil.example.com' } });
+      expect(foreign.statusCode, path).toBe(403);
+      expect(await foreign.body.text()).toContain('Host');
+    }
+    // A load balancer's probe speaking HTTP/1.0 sends no Host at all (no browser does): it is answered.
+    const probe = await new Promise<string>((resolve, reject) => {
+      let answer = '';
+      const socket = net.connect(multiTenant.port, '127.0.0.1', () => socket.end('GET /readyz HTTP/1.0\r\n\r\n'));
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    expect(probe).toMatch(/^HTTP\/1\.1 200/);
+    const otherPort = await rawPost(multiTenant, { origin: `http://localhost:${multiTenant.port + 1}`, authorization: `Bearer ${sandbox.keys.admin}` });
+    expect(otherPort.status).toBe(403);
+    expect(otherPort.json().error.message).toContain('SVC_ALLOWED_ORIGINS');
+  });
+
   it('reports health without auth', async () => {
     const response = await request(`${multiTenant.base}/healthz`);
     const body = (await response.body.json()) as Record<string, unknown>;
@@ -224,6 +248,7 @@ describe('Streamable HTTP transport', () => {
     const server = await startHttpServerProcess({ env: { SVC_BASE_URL: sandbox.url } });
     try {
       const client = await connectHttp(server.url, { key: sandbox.keys.admin });
+      sandbox.clearRequests();
       sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 800 }]);
       const pending = call(client, 'list_agents');
       // The request has reached the upstream (recorded on arrival), so the call is in flight.

@@ -12,6 +12,8 @@ import { createMcpServer } from '../../src/engine/server.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { connectHttp } from '../support/http-harness.js';
+import { freePort } from '../support/network.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -46,6 +48,39 @@ let runtime: Runtime;
 let handle: HttpServerHandle;
 const logLines: string[] = [];
 
+/** A new key the sandbox accepts, so a test starts with no verdict cached for it and no session of it open. */
+function validKey(): string {
+  const key = randomKey();
+  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
+  sandbox.state.keys.push({ ...admin, name: `test-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
+  return key;
+}
+
+/** Opens a session and completes the handshake; returns the headers of requests on it. */
+async function sessionOf(key: string): Promise<Record<string, string>> {
+  const init = await post(handle.url, INITIALIZE, bearer(key));
+  expect(init.status).toBe(200);
+  const headers = { ...bearer(key), 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+  await post(handle.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  return headers;
+}
+
+/** Opens the session's GET stream and resolves once it is open; `ended` resolves when the server ends it. */
+function openStream(headers: Record<string, string>): Promise<{ ended: Promise<void>; request: http.ClientRequest }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(handle.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } }, (response) => {
+      expect(response.statusCode).toBe(200);
+      const ended = new Promise<void>((done) => response.once('close', () => done()));
+      response.resume();
+      resolve({ ended, request });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const sessionRequest = (headers: Record<string, string>, id = 2) => post(handle.url, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }, headers);
+
 beforeAll(async () => {
   sandbox = await startSandbox();
   const config = loadConfig(['--transport', 'http', '--http-port', '0'], {
@@ -65,46 +100,131 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-describe('HTTP sessions (finding 5)', () => {
-  it('keeps memory bounded under 3,000 session attempts with made-up keys, saying why in a 503', async () => {
+describe('one tenant cannot shut out another (design 10.3)', () => {
+  it('gives made-up keys no session and no slot, even 500 at once while a real tenant connects, with memory bounded', async () => {
     gc();
     const before = process.memoryUsage().heapUsed;
-    const statuses = new Map<number, number>();
-    let refusal = '';
-    const keys = Array.from({ length: 3_000 }, randomKey);
-    for (let start = 0; start < keys.length; start += 16) {
-      const answers = await Promise.all(keys.slice(start, start + 16).map((key) => post(handle.url, INITIALIZE, bearer(key))));
-      for (const answer of answers) {
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status === 503) refusal = answer.body;
-      }
-    }
+    sandbox.clearRequests();
+    // Every made-up key in flight at once, each on its own connection, and the real tenant among them.
+    const flood = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    const attempt = (key: string) =>
+      new Promise<Answer>((resolve, reject) => {
+        const request = http.request(handle.url, { method: 'POST', agent: flood, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer(key) } }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify(INITIALIZE));
+      });
+    const madeUp = Array.from({ length: 500 }, randomKey).map(attempt);
+    const tenant = attempt(validKey());
+    const answers = await Promise.all(madeUp);
+    const real = await tenant;
+    flood.destroy();
     gc();
     const grown = process.memoryUsage().heapUsed - before;
-    expect(statuses.get(200)).toBe(40);
-    expect(statuses.get(503)).toBe(2_960);
-    expect(handle.sessions()).toBe(40);
-    expect(JSON.parse(refusal)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('SVC_MAX_SESSIONS') } });
-    // 40 sessions of about 80 KB each, not 3,000.
+
+    expect(real.status).toBe(200);
+    expect(real.headers['mcp-session-id']).toBeTruthy();
+    expect(answers.filter((answer) => answer.status === 200 || answer.headers['mcp-session-id'])).toEqual([]);
+    // Refused by the API (401), or not checked because the API throttles unknown keys together (503): never a session.
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([401, 503]));
+    expect(JSON.parse(answers.find((answer) => answer.status === 401)!.body).error.message).toContain('refused this key');
+    expect(handle.sessions()).toBe(1);
+    // One check per key, through the key's own budget.
+    expect(sandbox.requests.length).toBeLessThanOrEqual(501);
     expect(grown).toBeLessThan(25 * 1024 * 1024);
-    expect(sandbox.requests).toHaveLength(0);
   }, 60_000);
 
-  it('evicts idle sessions, which frees their slots', async () => {
-    handle.evictIdle(Date.now() + 60_001);
-    await vi.waitFor(() => expect(handle.sessions()).toBe(0));
-    expect((await post(handle.url, INITIALIZE, bearer(randomKey()))).status).toBe(200);
+  it('answers a key the API refuses with 401 at initialize, without a session, and asks the API once per key', async () => {
+    sandbox.clearRequests();
+    const sessions = handle.sessions();
+    for (let index = 0; index < 3; index++) {
+      const refused = await post(handle.url, INITIALIZE, bearer(sandbox.keys.revoked));
+      expect(refused.status).toBe(401);
+      expect(refused.headers['mcp-session-id']).toBeUndefined();
+      expect(refused.headers['www-authenticate']).toMatch(/^Bearer /);
+      expect(JSON.parse(refused.body).error.message).toMatch(/refused this key as invalid or revoked.*"Authorization: Bearer svc_\.\.\."/);
+    }
+    expect(handle.sessions()).toBe(sessions);
+    expect(sandbox.requests.map((request) => `${request.method} ${request.path} ${request.keyName}`)).toEqual(['GET /v2/bots/public revoked']);
   });
 
-  it('caps sessions per key with a 429 that says so', async () => {
-    const key = randomKey();
-    for (let index = 0; index < 3; index++) expect((await post(handle.url, INITIALIZE, bearer(key))).status).toBe(200);
+  it('checks a new key once however many initializes arrive at once', async () => {
+    const key = validKey();
+    sandbox.clearRequests();
+    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 300 }]);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post(handle.url, INITIALIZE, bearer(key))));
+    expect(sandbox.requests).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThanOrEqual(3);
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+  });
+
+  it('closes an idle session even while it holds an open GET stream, which frees its slot', async () => {
+    handle.evictIdle(Date.now() + 60_001);
+    await vi.waitFor(() => expect(handle.sessions()).toBe(0));
+    const headers = await sessionOf(validKey());
+    const stream = await openStream(headers);
+    handle.evictIdle(Date.now() + 30_000);
+    expect(handle.sessions()).toBe(1);
+    handle.evictIdle(Date.now() + 60_001);
+    await stream.ended;
+    expect(handle.sessions()).toBe(0);
+    expect((await sessionRequest(headers)).status).toBe(404);
+  });
+
+  it('keeps a session with a call in flight, and counts a call as activity', async () => {
+    const key = validKey();
+    const headers = await sessionOf(key);
+    sandbox.clearRequests();
+    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 400 }]);
+    const call = post(handle.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }, headers);
+    await vi.waitFor(() => expect(sandbox.requests.at(-1)?.path).toBe('/v2/bots/public'));
+    handle.evictIdle(Date.now() + 60_001);
+    expect((await call).status).toBe(200);
+    expect((await sessionRequest(headers)).status).toBe(200);
+  });
+
+  it('makes room for a key at its cap by closing that key\'s least recently used idle session, never another key\'s', async () => {
+    const other = await sessionOf(validKey());
+    const key = validKey();
+    const sessions = [await sessionOf(key), await sessionOf(key), await sessionOf(key)];
+    // The first is used last, so the second is the least recently used.
+    expect((await sessionRequest(sessions[0])).status).toBe(200);
+    await sessionOf(key);
+    expect((await sessionRequest(sessions[1])).status).toBe(404);
+    for (const kept of [sessions[0], sessions[2], other]) expect((await sessionRequest(kept)).status).toBe(200);
+    expect(logLines.some((line) => line.includes('a newer session of the same key needed its place'))).toBe(true);
+  });
+
+  it('refuses a key at its cap with a 429 that says so when each of its sessions has a call in flight', async () => {
+    const key = validKey();
+    const sessions = [await sessionOf(key), await sessionOf(key), await sessionOf(key)];
+    sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 600, times: 3 }]);
+    sandbox.clearRequests();
+    const calls = sessions.map((headers, index) => post(handle.url, { jsonrpc: '2.0', id: 10 + index, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }, headers));
+    await vi.waitFor(() => expect(sandbox.requests).toHaveLength(3));
     const refused = await post(handle.url, INITIALIZE, bearer(key));
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body).error.message).toContain('SVC_MAX_SESSIONS_PER_KEY');
+    await Promise.all(calls);
   });
 
-  it('makes no session for a key that fails the shape check', async () => {
+  it('serves 30 one-call clients in a row over HTTP, each leaving without DELETE, with a per-key cap of 3', async () => {
+    const key = validKey();
+    for (let index = 0; index < 30; index++) {
+      const connection = await connectHttp(handle.url, { key });
+      const result = await connection.client.callTool({ name: 'list_agents', arguments: {} });
+      expect(result.isError, `client ${index + 1}`).toBeFalsy();
+      // Like a process that exits: the transport goes away, the session is left open.
+      await connection.close();
+    }
+    expect(handle.sessions()).toBeLessThanOrEqual(40);
+  }, 30_000);
+
+  it('makes no session for a key that fails the shape check, and asks the API nothing', async () => {
+    sandbox.clearRequests();
     const sessions = handle.sessions();
     for (const key of ['svc_', 'svc_short', `svc_${'x'.repeat(300)}`, 'svc_bad key!', 'sk_live_0123456789abcdef']) {
       const answer = await post(handle.url, INITIALIZE, bearer(key));
@@ -112,6 +232,24 @@ describe('HTTP sessions (finding 5)', () => {
       expect(answer.headers['mcp-session-id']).toBeUndefined();
     }
     expect(handle.sessions()).toBe(sessions);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('an API that cannot be asked about a key', () => {
+  it('answers 503 naming SVC_BASE_URL, not 401, and opens no session', async () => {
+    const port = await freePort();
+    const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', `http://127.0.0.1:${port}`], {});
+    const unreachable = await startHttpServer(await createRuntime(config, pino({ level: 'silent' })));
+    try {
+      const answer = await post(unreachable.url, INITIALIZE, bearer(randomKey()));
+      expect(answer.status).toBe(503);
+      expect(answer.headers['retry-after']).toBeDefined();
+      expect(JSON.parse(answer.body).error.message).toContain(`SVC_BASE_URL=http://127.0.0.1:${port}`);
+      expect(unreachable.sessions()).toBe(0);
+    } finally {
+      await unreachable.shutdown('test done');
+    }
   });
 });
 

@@ -7,7 +7,8 @@ import { runTool } from '../../src/engine/pipeline.js';
 import { secretForms } from '../../src/engine/secrets.js';
 import { NO_ORIGIN, type Session } from '../../src/engine/types.js';
 import type { ApiRequest } from '../../src/http/client.js';
-import { ConnectionError } from '../../src/http/errors.js';
+import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/http/errors.js';
+import { errorResult } from '../../src/engine/errors.js';
 import { createLogger } from '../../src/log.js';
 import { catalog } from '../../tools/index.js';
 
@@ -79,3 +80,17 @@ describe('write outcomes (finding 4)', () => {
     expect(textOf(listed)).toContain('a2');
   });
 });
+
+describe('what a failure says about retries', () => {
+  const read = defineTool({ name: 'read_thing', title: 'Read a thing', group: 'test', scope: 'read', description: 'Test read.', input: z.object({}), route: { method: 'GET', path: '/v2/things' } });
+  const setting = { rateLimit: config.rateLimit, keyFrom: 'environment' as const };
+  const failed = (error: RateLimitError | UpstreamServerError, attempts: number) => Object.assign(error, { attempts });
+
+  it('claims a backoff only when the request was in fact sent again', () => {
+    const request = { method: 'GET', path: '/v2/things' };
+    expect(textOf(errorResult(read, failed(new RateLimitError('429', request, 429), 5), setting))).toMatch(/^Rate limited by the API \(429\) after 5 attempts with backoff\. The configured budget is 100 requests per 60 s \(SVC_RATE_LIMIT\)/);
+    expect(textOf(errorResult(read, failed(new RateLimitError('429', request, 429), 1), setting))).toMatch(/^Rate limited by the API \(429\)\. /);
+    expect(textOf(errorResult(write(), failed(new UpstreamServerError('503', { method: 'POST', path: '/v2/things' }, 503), 1), setting))).not.toMatch(/retr|backoff/);
+  });
+});
+
