@@ -178,6 +178,7 @@ class ScanProgress {
 
 function formatWait(ms: number): string {
   const seconds = Math.ceil(ms / 1000);
+  if (seconds === 0) return 'under 1s';
   return seconds < 90 ? `${seconds}s` : `${Math.round(seconds / 60)} min`;
 }
 
