@@ -69,7 +69,7 @@ interface Page {
  */
 async function agentsToScan(context: ToolContext, botId: string | undefined): Promise<ScanSummary['agents']> {
   const listed = await context.call('list_agents', {});
-  const agents = records(listed).map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' ? agent.name : null }));
+  const agents = records(listed).map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' && agent.name.trim() ? agent.name : null }));
   if (botId === undefined) return agents;
   return [agents.find((agent) => agent.botId === botId) ?? { botId, agentName: null }];
 }
