@@ -233,8 +233,8 @@ const statsInput = z
       .max(2, 'takes one dimension, or two to cross')
       .refine((dimensions) => new Set(dimensions).size === dimensions.length, 'must name two different dimensions to cross')
       .optional()
-      .describe('Default agent; two are crossed.'),
-    compareTo: z.enum(['previous']).optional().describe('Also the window before, and the change.'),
+      .describe('Default agent.'),
+    compareTo: z.enum(['previous']).optional(),
   })
   .superRefine((input, context) => checkWindow(input, context, undefined));
 
@@ -272,7 +272,7 @@ const statsTool = defineTool({
   group: 'conversations',
   scope: 'read',
   description:
-    'Counts conversations over any window by agent, source, channel, day or week: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
+    'Counts conversations over any window by agent, source, channel, day or week (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
   input: statsInput,
   handler: conversationStats,
   text: renderStats,
