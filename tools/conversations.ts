@@ -247,16 +247,15 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
   const dimensions = input.groupBy ?? (['agent'] as const);
   const cross = { cross: dimensions.length === 2 };
   const { since, until } = window(input);
-  const previous = input.compareTo ? { since: 2 * since - until - 1, until: since - 1 } : undefined;
+  const previous = input.compareTo ? { since: 2 * since - until - 1, until: since - 1, stats: new ConversationStats(dimensions, cross) } : undefined;
   const stats = new ConversationStats(dimensions, cross);
-  const before = previous && new ConversationStats(dimensions, cross);
   const summary = await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
-    (before && Number(item.createdAt) < since ? before : stats).add(item),
+    (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
   );
   const counted = stats.result();
-  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(Boolean(before)) };
-  if (previous && before) {
-    const earlier = before.result();
+  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
+  if (previous) {
+    const earlier = previous.stats.result();
     result.count = counted.total.conversations;
     result.previous = { since: iso(previous.since), until: iso(previous.until), ...earlier };
     result.change = changeOf(counted, earlier);

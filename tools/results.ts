@@ -138,17 +138,8 @@ export interface Stats {
   crossed?: KeyedGroup[];
 }
 
-/** Differences (this window minus the previous one) of the figures that have one. */
-export interface Change {
-  conversations: number;
-  answers: number;
-  thumbsUp: number;
-  thumbsDown: number;
-  negativeRate: number | null;
-  unresolvedNegative: number;
-  csat: { count: number; mean: number | null };
-  escalations: number;
-}
+/** Differences (this window minus the previous one) of the figures that have one: not of the CSAT distribution or the article lists. */
+export type Change = Omit<Counts, 'csat' | 'negativeArticles' | 'negativeArticlesLeftOut'> & { csat: { count: number; mean: number | null } };
 
 /** The figure names as `definitions` keys: each said once per result. */
 export type Definitions = Record<string, string>;
