@@ -171,7 +171,7 @@ class ScanProgress {
     await this.context.progress({
       progress: done,
       total: done + left,
-      message: `${this.verb}: ${kept} conversations after ${done} of about ${done + left} requests; ${left ? `about ${formatWait(waitMs)} left at the rate budget of ${limit} per ${windowMs / 1000}s` : 'done'}`,
+      message: `${this.verb}: ${kept} conversations after ${done} of about ${done + left} requests; ${left ? `${formatWait(waitMs)} left at the rate budget of ${limit} per ${windowMs / 1000}s` : 'done'}`,
     });
   }
 }
@@ -179,7 +179,7 @@ class ScanProgress {
 function formatWait(ms: number): string {
   const seconds = Math.ceil(ms / 1000);
   if (seconds === 0) return 'under 1s';
-  return seconds < 90 ? `${seconds}s` : `${Math.round(seconds / 60)} min`;
+  return seconds < 90 ? `about ${seconds}s` : `about ${Math.round(seconds / 60)} min`;
 }
 
 /** The window and the filters in words, for results that matched nothing. */

@@ -179,7 +179,7 @@ describe('conversation_stats and attribution', () => {
     expect(data.note).toContain(`${requests.length} requests`);
     expect(progress.length).toBe(pages.length);
     expect(progress.at(-1)).toMatch(new RegExp(`^Count: ${listed.length} conversations after ${requests.length} of about ${requests.length} requests; done$`));
-    expect(progress[0]).toMatch(/^Count: \d+ conversations after 2 of about \d+ requests; about (under 1s|\d+s|\d+ min) left at the rate budget of 100 per 60s$/);
+    expect(progress[0]).toMatch(/^Count: \d+ conversations after 2 of about \d+ requests; (under 1s|about \d+s|about \d+ min) left at the rate budget of 100 per 60s$/);
 
     const text = textOf(result);
     expect(text).toMatch(/\| agent \| conversations \| answers \|/);
