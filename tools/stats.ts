@@ -341,7 +341,8 @@ export function renderStats(data: unknown, quote: Quote): string {
   const result = data as StatsResult;
   const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (INCOMPLETE: cut short at maxConversations)'}.`];
   if (result.previous) {
-    lines.push(`Compared with the previous window, ${result.previous.since} to ${result.previous.until}: ${result.previous.total.conversations} conversations. Figures show (change) = this window minus that one.`);
+    const before = result.previous.total.conversations;
+    lines.push(`Compared with the previous window, ${result.previous.since} to ${result.previous.until}: ${before} conversation${before === 1 ? '' : 's'}. Figures show (change) = this window minus that one.`);
   }
   if (result.note) lines.push(result.note);
   const change = result.change;
