@@ -9,8 +9,8 @@ import { channelEnum, conversationSource, createExportFile, defined, preview, se
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './shapes.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './scan.js';
-import { GROUP_BY, type ScanSummary } from './results.js';
-import { ConversationStats, renderStats } from './stats.js';
+import { GROUP_BY, type ScanSummary, type StatsResult } from './results.js';
+import { changeOf, ConversationStats, definitionsFor, renderStats } from './stats.js';
 
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
@@ -25,12 +25,12 @@ const filters = {
   botId: z.string().min(1).optional(),
   source: sourceFilter.describe('e.g. api, widget, ui, testsuite, replay'),
   channel: channelFilter,
-  question: searchText('In customer messages; max 100 chars, no % _').optional(),
+  question: searchText('In customer messages; max 100 non-blank chars, no % _').optional(),
   answer: searchText('In agent answers, same rules').optional(),
   csat: csatFilter.describe('0-5; name not shown in spec, sandbox\'s guess'),
 };
 
-/** The same filters, described once in export_conversations: every listed token costs every user. */
+/** The same filters, described once in list_conversations: every listed token costs every user. */
 const terseFilters = {
   ...filters,
   source: sourceFilter,
@@ -152,7 +152,7 @@ const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
 
 const exportInput = z
   .object({
-    ...filters,
+    ...terseFilters,
     feedback: feedbackFilter,
     maxConversations: z.number().int().min(1).max(100_000).optional().describe('default 500'),
     outputFile: z
@@ -165,8 +165,7 @@ const exportInput = z
 
 type ExportInput = z.output<typeof exportInput>;
 
-function scanRequest(input: Omit<ExportInput, 'outputFile' | 'maxConversations'>, verb: string, max: number | undefined): ScanRequest {
-  const { since, until } = window(input);
+function scanRequest(input: Omit<ExportInput, 'outputFile' | 'maxConversations'>, { since, until }: { since: number; until: number }, verb: string, max: number | undefined): ScanRequest {
   const feedback = input.feedback;
   return {
     filters: filtersOf(input),
@@ -188,10 +187,10 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
 
   const { file, stream } = input.outputFile ? await createExportFile(context.config.exportDir, input.outputFile) : {};
   const kept: Record<string, unknown>[] = [];
-  const stats = new ConversationStats(['agent', 'source', 'channel']);
+  const stats = new ConversationStats(['agent', 'source', 'channel'], { pairs: true });
   let summary: ScanSummary;
   try {
-    summary = await scanConversations(context, scanRequest(input, 'Export', input.maxConversations ?? 500), async (item) => {
+    summary = await scanConversations(context, scanRequest(input, window(input), 'Export', input.maxConversations ?? 500), async (item) => {
       stats.add(item);
       if (stream) {
         if (!stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
@@ -205,7 +204,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
       await once(stream, 'close');
     }
   }
-  const result = { ...summary, stats: stats.result() };
+  const result = { ...summary, stats: stats.exportResult() };
   if (file) return { ...result, file, bytes: (await stat(file)).size };
   return { ...result, interactions: kept };
 }
@@ -230,15 +229,43 @@ const statsInput = z
     ...terseFilters,
     feedback: feedbackFilter,
     maxConversations: z.number().int().min(1).optional().describe('Default: count all.'),
-    groupBy: z.array(z.enum(GROUP_BY)).min(1).optional().describe('Default [agent].'),
+    groupBy: z
+      .array(z.enum(GROUP_BY))
+      .min(1)
+      .max(2, 'takes one dimension, or two to cross')
+      .refine((dimensions) => new Set(dimensions).size === dimensions.length, 'must name two different dimensions to cross')
+      .optional()
+      .describe('Default agent.'),
+    compareTo: z.enum(['previous']).optional(),
   })
   .superRefine((input, context) => checkWindow(input, context, undefined));
 
+/**
+ * With compareTo, one scan reads both windows as one span (the fewest slices, so no extra
+ * requests where the two would share a slice) and counts each conversation in the window its
+ * createdAt falls in. The previous window has the same number of instants and ends 1 ms before `since`.
+ */
 async function conversationStats(input: z.output<typeof statsInput>, context: ToolContext): Promise<unknown> {
-  const stats = new ConversationStats([...new Set(input.groupBy ?? (['agent'] as const))]);
-  const summary = await scanConversations(context, scanRequest(input, 'Count', input.maxConversations), (item) => stats.add(item));
-  return { ...summary, ...stats.result() };
+  const dimensions = input.groupBy ?? (['agent'] as const);
+  const cross = { cross: dimensions.length === 2 };
+  const { since, until } = window(input);
+  const previous = input.compareTo ? { since: 2 * since - until - 1, until: since - 1, stats: new ConversationStats(dimensions, cross) } : undefined;
+  const stats = new ConversationStats(dimensions, cross);
+  const summary = await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
+    (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
+  );
+  const counted = stats.result();
+  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
+  if (previous) {
+    const earlier = previous.stats.result();
+    result.count = counted.total.conversations;
+    result.previous = { since: iso(previous.since), until: iso(previous.until), ...earlier };
+    result.change = changeOf(counted, earlier);
+  }
+  return result;
 }
+
+const iso = (time: number) => new Date(time).toISOString();
 
 const statsTool = defineTool({
   name: 'conversation_stats',
@@ -248,7 +275,7 @@ const statsTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Counts conversations over any window by agent, source, channel, day or week: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as export_conversations.',
+    'Counts conversations over any window by agent, source, channel, day or week (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
   input: statsInput,
   handler: conversationStats,
   text: renderStats,

@@ -115,6 +115,8 @@ export interface RuleComparison {
 
 export const GROUP_BY = ['agent', 'source', 'channel', 'day', 'week'] as const;
 export type Dimension = (typeof GROUP_BY)[number];
+/** Dimensions whose groups are dates: they differ between two windows, so they are not differenced. */
+export const CHRONOLOGICAL: readonly Dimension[] = ['day', 'week'];
 
 export interface ArticleCount {
   id: string;
@@ -122,42 +124,57 @@ export interface ArticleCount {
   count: number;
 }
 
-/** The figures counted per group and in total. */
+/** The figures counted per group and in total; `definitions` in each result says exactly what each counts. */
 export interface Counts {
   conversations: number;
-  /** The agent's answers: `svcbot` message events. */
   answers: number;
   thumbsUp: number;
   thumbsDown: number;
-  /** thumbsDown / (thumbsUp + thumbsDown), null when nothing was rated. */
   negativeRate: number | null;
-  /** Thumbs-down answers whose `resolved` is not true. */
   unresolvedNegative: number;
-  /** Every stored rating counts, 0 included; `distribution` maps each rating given to how many times (ratings never given are left out). */
   csat: { count: number; mean: number | null; distribution: Record<string, number> };
-  /** `silent_escalation` events. */
   escalations: number;
-  /** Articles used in thumbs-down answers, most used first. */
+  /** The most used first, at most five; `negativeArticlesLeftOut` says how many more there were. */
   negativeArticles: ArticleCount[];
+  negativeArticlesLeftOut?: number;
 }
 
+/** A group of one dimension: an agent (id botId, name its name), a source, a channel, a day or a week (id its Monday). */
 export interface Group extends Counts {
   id: string;
   name: string;
 }
 
+/**
+ * What names a group of several dimensions at once: a crossed group of conversation_stats, or a
+ * group of export_conversations that is the same conversations by agent, source and channel.
+ * `agent` is the agent's name and `botId` its id; `day` and `week` are dates (a week by its Monday).
+ */
+export type GroupKeys = Partial<Record<Dimension, string>> & { botId?: string };
+export type KeyedGroup = GroupKeys & Counts;
+
 export interface Stats {
   total: Counts;
+  /** One list per dimension asked for: with two dimensions, each one's own groups besides `crossed`. */
   groups: Partial<Record<Dimension, Group[]>>;
+  /** With two dimensions: every pair of groups that holds conversations. */
+  crossed?: KeyedGroup[];
 }
+
+/** Differences (this window minus the previous one) of the figures that have one: not of the CSAT distribution or the article lists. */
+export type Change = Omit<Counts, 'csat' | 'negativeArticles' | 'negativeArticlesLeftOut'> & { csat: { count: number; mean: number | null } };
+
+/** The figure names as `definitions` keys: each said once per result. */
+export type Definitions = Record<string, string>;
 
 /** What a scan of conversations over a window covered (export_conversations, conversation_stats). */
 export interface ScanSummary {
   since: string;
   until: string;
+  /** The slices of at most 90 days the window was read in. */
   windows: number;
   agents: Array<{ botId: string; agentName: string | null }>;
-  /** Upstream requests spent: one agent listing plus every page of every agent and window. */
+  /** Upstream requests spent: one agent listing plus every page of every agent and slice. */
   requests: number;
   pages: number;
   scanned: number;
@@ -167,9 +184,30 @@ export interface ScanSummary {
 }
 
 /** conversation_stats. */
-export type StatsResult = Stats & ScanSummary;
+export interface StatsResult extends Stats, ScanSummary {
+  definitions: Definitions;
+  /** With compareTo "previous": the same figures over the window of equal length that ends just before `since`. */
+  previous?: Stats & { since: string; until: string };
+  /** With compareTo "previous": this window minus the previous one, for the total and for groups that are not dates. */
+  change?: { total: Change; groups: Partial<Record<Dimension, Array<Change & { id: string; name: string }>>>; crossed?: Array<Change & GroupKeys> };
+}
+
+/** The counts export_conversations returns beside the conversations: each set of conversations once, named by every dimension that gives it. */
+export interface ExportStats {
+  definitions: Definitions;
+  /** With the dimensions that have one value for every conversation (all chat: `channel: "chat"`). */
+  total: KeyedGroup;
+  groups: KeyedGroup[];
+}
 
 /** A negative rate as the text and the view show it. */
 export const formatPercent = (rate: number | null) => (rate === null ? '-' : `${Math.round(rate * 100)}%`);
 /** A CSAT mean as the text and the view show it. */
 export const formatMean = (value: number | null) => (value === null ? '-' : value.toFixed(2));
+/** A change of a count, a rate (in percentage points) or a mean, signed: `+3`, `-5 pts`, `+0.25`. */
+export function formatChange(value: number | null, kind: 'count' | 'rate' | 'mean'): string {
+  if (value === null) return '-';
+  const shown = kind === 'rate' ? Math.round(value * 100) : kind === 'mean' ? Number(value.toFixed(2)) : value;
+  const text = kind === 'mean' ? Math.abs(shown).toFixed(2) : String(Math.abs(shown));
+  return `${shown > 0 ? '+' : shown < 0 ? '-' : '±'}${text}${kind === 'rate' ? ' pts' : ''}`;
+}

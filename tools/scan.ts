@@ -5,6 +5,8 @@ import { records } from './common.js';
 import type { ScanSummary } from './results.js';
 
 export const MAX_WINDOW_MS = 90 * DAY_MS;
+/** The largest page the list route gives. */
+const PAGE_SIZE = 100;
 
 /** The list route's filters, passed on unchanged to every page request. */
 export interface ConversationFilters {
@@ -31,13 +33,27 @@ export interface ScanRequest {
 /** A listed conversation with the agent it was listed under: the API's record carries no agent id. */
 export type AttributedConversation = Record<string, unknown> & { id: string; botId: string; agentName: string | null };
 
-/** Newest window first, each at most 90 days, inclusive ends that do not overlap. */
+/**
+ * The window [since, until], both ends inclusive as the API reads them, cut into the fewest slices
+ * the list route accepts (since < until, at most 90 days each), newest first. Consecutive slices
+ * meet without overlap (one starts 1 ms after the next ends), so every instant of the window, and
+ * every conversation created in it, falls in exactly one slice. The instants are shared out
+ * evenly, so no slice is left with a zero-length remainder (a window of k × (90 days + 1 ms)
+ * would otherwise end in a slice with since = until, which the API refuses). Needs since < until.
+ */
 export function splitWindow(since: number, until: number): Array<{ since: number; until: number }> {
-  const windows: Array<{ since: number; until: number }> = [];
-  for (let end = until; end >= since; end -= MAX_WINDOW_MS + 1) {
-    windows.push({ since: Math.max(since, end - MAX_WINDOW_MS), until: end });
+  const instants = until - since + 1;
+  const count = Math.ceil(instants / (MAX_WINDOW_MS + 1));
+  const size = Math.floor(instants / count);
+  const longer = instants % count;
+  const slices: Array<{ since: number; until: number }> = [];
+  let end = until;
+  for (let index = 0; index < count; index++) {
+    const start = end - (size + (index < longer ? 1 : 0)) + 1;
+    slices.push({ since: start, until: end });
+    end = start - 1;
   }
-  return windows;
+  return slices;
 }
 
 interface Page {
@@ -53,15 +69,17 @@ interface Page {
  */
 async function agentsToScan(context: ToolContext, botId: string | undefined): Promise<ScanSummary['agents']> {
   const listed = await context.call('list_agents', {});
-  const agents = records(listed).map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' ? agent.name : null }));
+  const agents = records(listed).map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' && agent.name.trim() ? agent.name : null }));
   if (botId === undefined) return agents;
   return [agents.find((agent) => agent.botId === botId) ?? { botId, agentName: null }];
 }
 
 /**
- * Pages through every conversation matching the filters, agent by agent and 90-day window by
- * window, and hands each kept one to `visit` with its agent. Reports progress, stops on
- * cancellation, and says how many requests it spent.
+ * Pages through every conversation matching the filters, agent by agent and slice by slice, and
+ * hands each kept one to `visit` with its agent, as each page arrives: nothing listed is kept here,
+ * so memory does not grow with the workspace. Requests stay at the floor: one agent listing, then
+ * pages of 100 over the fewest slices. Reports progress, stops on cancellation, and says how many
+ * requests it spent.
  */
 export async function scanConversations(
   context: ToolContext,
@@ -70,27 +88,26 @@ export async function scanConversations(
 ): Promise<ScanSummary> {
   const windows = splitWindow(request.since, request.until);
   const agents = await agentsToScan(context, request.filters.botId);
-  const steps = agents.length * windows.length;
-  const seen = new Set<string>();
+  const progress = new ScanProgress(context, request.verb, agents.length * windows.length);
   let kept = 0;
   let scanned = 0;
   let pages = 0;
   let stoppedAt: string | undefined;
-  scan: for (const [agentIndex, agent] of agents.entries()) {
-    for (const [windowIndex, range] of windows.entries()) {
-      const step = agentIndex * windows.length + windowIndex;
+  scan: for (const agent of agents) {
+    for (const range of windows) {
       let cursor: string | undefined;
-      let windowPages = 0;
+      // An API that repeats the conversation its cursor named, at the top of the next page, must not get it counted twice.
+      let previousPage = new Set<string>();
       do {
         if (context.signal.aborted) throw new ToolFailure(`${request.verb} cancelled after ${kept} conversations; nothing else was fetched.`);
-        const page = (await context.call('list_conversations', { ...request.filters, botId: agent.botId, ...range, limit: 100, cursor })) as Page;
+        const page = (await context.call('list_conversations', { ...request.filters, botId: agent.botId, ...range, limit: PAGE_SIZE, cursor })) as Page;
         pages++;
-        windowPages++;
+        const thisPage = new Set<string>();
         for (const item of page.interactions) {
           const id = String(item.id);
           scanned++;
-          if (seen.has(id) || (request.keep && !request.keep.test(item))) continue;
-          seen.add(id);
+          thisPage.add(id);
+          if (previousPage.has(id) || (request.keep && !request.keep.test(item))) continue;
           if (request.max !== undefined && kept >= request.max) {
             stoppedAt = agent.agentName ?? agent.botId;
             break;
@@ -98,20 +115,16 @@ export async function scanConversations(
           kept++;
           await visit({ id, botId: agent.botId, agentName: agent.agentName, ...item });
         }
+        previousPage = thisPage;
         cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-        await context.progress({
-          // Halves the rest of this step's share on each page, so progress only ever grows.
-          progress: step + (cursor ? 1 - 0.5 ** windowPages : 1),
-          total: steps,
-          message: `agent ${agentIndex + 1}/${agents.length} (${agent.agentName ?? agent.botId}), window ${windowIndex + 1}/${windows.length}; so far ${kept} kept of ${scanned} scanned`,
-        });
+        await progress.page(pages, kept, cursor !== undefined && stoppedAt === undefined);
       } while (cursor && stoppedAt === undefined);
       if (stoppedAt !== undefined) break scan;
     }
   }
   const requests = 1 + pages;
   const notes = [
-    `Queried ${agents.length === 1 ? 'one agent' : `${agents.length} agents one by one`} over ${windows.length} window(s) of at most 90 days: ${requests} requests (1 list_agents, ${pages} list_conversations pages).`,
+    `Queried ${agents.length === 1 ? 'one agent' : `${agents.length} agents one by one`} over ${windows.length} slice(s) of at most 90 days: ${requests} requests (1 list_agents, ${pages} list_conversations pages of up to ${PAGE_SIZE}).`,
   ];
   if (stoppedAt !== undefined) notes.push(`Cut short at maxConversations=${request.max} while reading agent ${stoppedAt}: later pages and agents were not read; raise maxConversations to cover everything.`);
   if (kept === 0) notes.push(`No conversation matched ${describeScope(request)}.`);
@@ -127,6 +140,46 @@ export async function scanConversations(
     complete: stoppedAt === undefined,
     note: notes.join(' '),
   };
+}
+
+/**
+ * Progress in conversations and requests, with the requests still to come estimated from the pages
+ * each finished agent-and-slice took so far, and the time they need under the rate budget
+ * (SVC_RATE_LIMIT, N requests per window): the first N go at once, then N more per window.
+ */
+class ScanProgress {
+  private readonly started = Date.now();
+  private finishedSteps = 0;
+  private pagesOfFinishedSteps = 0;
+
+  constructor(
+    private readonly context: ToolContext,
+    private readonly verb: string,
+    private readonly steps: number,
+  ) {}
+
+  async page(pages: number, kept: number, more: boolean): Promise<void> {
+    if (!more) {
+      this.finishedSteps++;
+      this.pagesOfFinishedSteps = pages;
+    }
+    const perStep = this.finishedSteps ? this.pagesOfFinishedSteps / this.finishedSteps : Math.max(1, pages);
+    const left = Math.ceil((this.steps - this.finishedSteps - (more ? 1 : 0)) * perStep) + (more ? 1 : 0);
+    const done = 1 + pages;
+    const { limit, windowMs } = this.context.config.rateLimit;
+    const waitMs = Math.max(0, Math.floor((done + left - 1) / limit) * windowMs - (Date.now() - this.started));
+    await this.context.progress({
+      progress: done,
+      total: done + left,
+      message: `${this.verb}: ${kept} conversations after ${done} of about ${done + left} requests; ${left ? `${formatWait(waitMs)} left at the rate budget of ${limit} per ${windowMs / 1000}s` : 'done'}`,
+    });
+  }
+}
+
+function formatWait(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds === 0) return 'under 1s';
+  return seconds < 90 ? `about ${seconds}s` : `about ${Math.round(seconds / 60)} min`;
 }
 
 /** The window and the filters in words, for results that matched nothing. */

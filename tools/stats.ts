@@ -1,9 +1,41 @@
 import { isRecord } from '../src/engine/output.js';
+import { defined } from './common.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
-import { formatMean, formatPercent, type ArticleCount, type Counts, type Dimension, type Group, type Stats, type StatsResult } from './results.js';
+import {
+  CHRONOLOGICAL,
+  formatChange,
+  formatMean,
+  formatPercent,
+  type ArticleCount,
+  type Change,
+  type Counts,
+  type Definitions,
+  type Dimension,
+  type ExportStats,
+  type Group,
+  type GroupKeys,
+  type KeyedGroup,
+  type Stats,
+  type StatsResult,
+} from './results.js';
 
 const TOP_ARTICLES = 5;
+
+/** What each figure counts, exactly as the code below counts it: said once per result. */
+export const DEFINITIONS: Definitions = {
+  conversations: 'createdAt in the window; each under the one agent it was listed for',
+  answers: 'svcbot (agent-written) events of type message',
+  thumbsUp: 'svcbot events of any type with approved true',
+  thumbsDown: 'svcbot events of any type with approved false',
+  negativeRate: 'thumbsDown / (thumbsUp + thumbsDown): rated svcbot events, not conversations; null if none rated',
+  unresolvedNegative: 'thumbsDown events whose resolved is not true',
+  csat: 'csatRating values on any event, 0 included; mean = their average',
+  escalations: 'silent_escalation events',
+  negativeArticles: 'usedArticles of thumbsDown events, by number of such events; top 5',
+};
+
+const CHANGE_DEFINITION = 'this window minus previous; a rate or mean null on either side gives null; a group missing on one side counts as zero there; day and week groups (different dates) get none';
 
 interface Tally {
   conversations: number;
@@ -11,18 +43,36 @@ interface Tally {
   thumbsUp: number;
   thumbsDown: number;
   unresolvedNegative: number;
-  csat: number[];
+  csatCount: number;
+  csatSum: number;
+  /** Rating given -> times: bounded by the ratings that exist (0..5), not by conversations. */
+  csatRatings: Map<number, number>;
   escalations: number;
   negativeArticles: Map<string, ArticleCount>;
 }
 
-const emptyTally = (): Tally => ({ conversations: 0, answers: 0, thumbsUp: 0, thumbsDown: 0, unresolvedNegative: 0, csat: [], escalations: 0, negativeArticles: new Map() });
+const emptyTally = (): Tally => ({
+  conversations: 0,
+  answers: 0,
+  thumbsUp: 0,
+  thumbsDown: 0,
+  unresolvedNegative: 0,
+  csatCount: 0,
+  csatSum: 0,
+  csatRatings: new Map(),
+  escalations: 0,
+  negativeArticles: new Map(),
+});
 
 function addConversation(tally: Tally, conversation: Record<string, unknown>): void {
   tally.conversations++;
   const events = Array.isArray(conversation.events) ? conversation.events.filter(isRecord) : [];
   for (const event of events) {
-    if (typeof event.csatRating === 'number') tally.csat.push(event.csatRating);
+    if (typeof event.csatRating === 'number') {
+      tally.csatCount++;
+      tally.csatSum += event.csatRating;
+      tally.csatRatings.set(event.csatRating, (tally.csatRatings.get(event.csatRating) ?? 0) + 1);
+    }
     if (event.type === 'silent_escalation') tally.escalations++;
     if (event.role !== 'svcbot') continue;
     if (event.type === 'message') tally.answers++;
@@ -42,19 +92,21 @@ function addConversation(tally: Tally, conversation: Record<string, unknown>): v
 function countsOf(tally: Tally): Counts {
   const rated = tally.thumbsUp + tally.thumbsDown;
   const distribution: Record<string, number> = {};
-  for (const rating of [...tally.csat].sort((a, b) => a - b)) distribution[String(rating)] = (distribution[String(rating)] ?? 0) + 1;
-  const sum = tally.csat.reduce((total, rating) => total + rating, 0);
-  return {
+  for (const rating of [...tally.csatRatings.keys()].sort((a, b) => a - b)) distribution[String(rating)] = tally.csatRatings.get(rating)!;
+  const articles = [...tally.negativeArticles.values()].sort((a, b) => b.count - a.count || String(a.title).localeCompare(String(b.title)));
+  const counts: Counts = {
     conversations: tally.conversations,
     answers: tally.answers,
     thumbsUp: tally.thumbsUp,
     thumbsDown: tally.thumbsDown,
     negativeRate: rated ? round(tally.thumbsDown / rated) : null,
     unresolvedNegative: tally.unresolvedNegative,
-    csat: { count: tally.csat.length, mean: tally.csat.length ? round(sum / tally.csat.length) : null, distribution },
+    csat: { count: tally.csatCount, mean: tally.csatCount ? round(tally.csatSum / tally.csatCount) : null, distribution },
     escalations: tally.escalations,
-    negativeArticles: [...tally.negativeArticles.values()].sort((a, b) => b.count - a.count || String(a.title).localeCompare(String(b.title))).slice(0, TOP_ARTICLES),
+    negativeArticles: articles.slice(0, TOP_ARTICLES),
   };
+  if (articles.length > TOP_ARTICLES) counts.negativeArticlesLeftOut = articles.length - TOP_ARTICLES;
+  return counts;
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
@@ -91,69 +143,239 @@ function keyOf(dimension: Dimension, conversation: AttributedConversation): { id
   }
 }
 
-const CHRONOLOGICAL = new Set<Dimension>(['day', 'week']);
+/** How a group of several dimensions is named: the agent by name and botId, the others by their value. */
+function keysOf(dimensions: readonly Dimension[], ids: readonly string[], names: readonly string[]): GroupKeys {
+  const keys: GroupKeys = {};
+  dimensions.forEach((dimension, index) => {
+    if (dimension === 'agent') {
+      keys.botId = ids[index];
+      keys.agent = names[index];
+    } else {
+      keys[dimension] = ids[index];
+    }
+  });
+  return keys;
+}
 
-/** Counts conversations as they stream past: in total and per group of each dimension asked for. */
+const byDimension = (dimension: Dimension) =>
+  CHRONOLOGICAL.includes(dimension)
+    ? (a: Group, b: Group) => a.id.localeCompare(b.id)
+    : (a: Group, b: Group) => b.conversations - a.conversations || a.id.localeCompare(b.id);
+
+/**
+ * Counts conversations as they stream past, keeping none: in total, per group of each dimension
+ * asked for, and, for two dimensions crossed, per pair of groups. Memory grows with the number
+ * of groups (agents, sources, days in the window), never with the number of conversations.
+ */
 export class ConversationStats {
   private readonly total = emptyTally();
   private readonly groups = new Map<Dimension, Map<string, { name: string; tally: Tally }>>();
+  private readonly crossed?: Map<string, { ids: string[]; names: string[]; tally: Tally }>;
+  /** For export_conversations: conversations per pair of groups of two dimensions, which tells which groups hold the same conversations. */
+  private readonly pairs = new Map<string, number>();
 
-  constructor(private readonly dimensions: readonly Dimension[]) {
+  constructor(
+    private readonly dimensions: readonly Dimension[],
+    private readonly options: { cross?: boolean; pairs?: boolean } = {},
+  ) {
     for (const dimension of dimensions) this.groups.set(dimension, new Map());
+    if (options.cross) this.crossed = new Map();
   }
 
   add(conversation: AttributedConversation): void {
     addConversation(this.total, conversation);
-    for (const dimension of this.dimensions) {
-      const { id, name } = keyOf(dimension, conversation);
+    const keys = this.dimensions.map((dimension) => keyOf(dimension, conversation));
+    this.dimensions.forEach((dimension, index) => {
+      const { id, name } = keys[index];
       const groups = this.groups.get(dimension)!;
       const group = groups.get(id) ?? { name, tally: emptyTally() };
       addConversation(group.tally, conversation);
       groups.set(id, group);
+    });
+    if (this.crossed) {
+      const ids = keys.map((key) => key.id);
+      const crossKey = JSON.stringify(ids);
+      const cell = this.crossed.get(crossKey) ?? { ids, names: keys.map((key) => key.name), tally: emptyTally() };
+      addConversation(cell.tally, conversation);
+      this.crossed.set(crossKey, cell);
+    }
+    if (this.options.pairs) {
+      for (let first = 0; first < keys.length; first++) {
+        for (let second = first + 1; second < keys.length; second++) {
+          const pair = pairKey(this.dimensions[first], keys[first].id, this.dimensions[second], keys[second].id);
+          this.pairs.set(pair, (this.pairs.get(pair) ?? 0) + 1);
+        }
+      }
     }
   }
 
   result(): Stats {
     const groups: Stats['groups'] = {};
     for (const [dimension, entries] of this.groups) {
-      const list = [...entries].map(([id, { name, tally }]): Group => ({ id, name, ...countsOf(tally) }));
-      groups[dimension] = CHRONOLOGICAL.has(dimension)
-        ? list.sort((a, b) => a.id.localeCompare(b.id))
-        : list.sort((a, b) => b.conversations - a.conversations || a.id.localeCompare(b.id));
+      groups[dimension] = [...entries].map(([id, { name, tally }]): Group => ({ id, name, ...countsOf(tally) })).sort(byDimension(dimension));
     }
-    return { total: countsOf(this.total), groups };
+    const stats: Stats = { total: countsOf(this.total), groups };
+    if (this.crossed) {
+      const order = this.dimensions.map((dimension) => new Map((groups[dimension] ?? []).map((group, index) => [group.id, index])));
+      const cells = [...this.crossed.values()].sort((a, b) => order[0].get(a.ids[0])! - order[0].get(b.ids[0])! || order[1].get(a.ids[1])! - order[1].get(b.ids[1])!);
+      stats.crossed = cells.map((cell) => ({ ...keysOf(this.dimensions, cell.ids, cell.names), ...countsOf(cell.tally) }));
+    }
+    return stats;
+  }
+
+  /**
+   * export_conversations' counts: every set of conversations once. A group that holds exactly the
+   * conversations of a group of another dimension (all of the agent's came from one source, and
+   * nothing else did) is one entry named by both; a group that holds every conversation names the total.
+   */
+  exportResult(): ExportStats {
+    const { total, groups } = this.result();
+    const keyed: Array<{ dimension: Dimension; group: Group; keys: GroupKeys }> = [];
+    const totalKeys: GroupKeys = {};
+    for (const dimension of this.dimensions) {
+      for (const group of groups[dimension] ?? []) {
+        const keys = keysOf([dimension], [group.id], [group.name]);
+        if (group.conversations === total.conversations) {
+          Object.assign(totalKeys, keys);
+          continue;
+        }
+        const same = keyed.find((entry) => entry.group.conversations === group.conversations && this.pairs.get(pairKey(entry.dimension, entry.group.id, dimension, group.id)) === group.conversations);
+        if (same) Object.assign(same.keys, keys);
+        else keyed.push({ dimension, group, keys });
+      }
+    }
+    return {
+      definitions: DEFINITIONS,
+      total: { ...totalKeys, ...total },
+      groups: keyed.map(({ group: { id: _id, name: _name, ...counts }, keys }): KeyedGroup => ({ ...keys, ...counts })),
+    };
   }
 }
 
+const pairKey = (first: Dimension, firstId: string, second: Dimension, secondId: string) => JSON.stringify([first, firstId, second, secondId]);
 
-function row(label: string, counts: Counts): string {
-  return `| ${label} | ${counts.conversations} | ${counts.answers} | ${counts.thumbsUp} | ${counts.thumbsDown} | ${formatPercent(counts.negativeRate)} | ${counts.unresolvedNegative} | ${counts.csat.count} | ${formatMean(counts.csat.mean)} | ${counts.escalations} |`;
+/** The figures of a group a window does not have. */
+const NONE = countsOf(emptyTally());
+
+function difference(now: Counts = NONE, before: Counts = NONE): Change {
+  const minus = (x: number | null, y: number | null) => (x === null || y === null ? null : round(x - y));
+  return {
+    conversations: now.conversations - before.conversations,
+    answers: now.answers - before.answers,
+    thumbsUp: now.thumbsUp - before.thumbsUp,
+    thumbsDown: now.thumbsDown - before.thumbsDown,
+    negativeRate: minus(now.negativeRate, before.negativeRate),
+    unresolvedNegative: now.unresolvedNegative - before.unresolvedNegative,
+    csat: { count: now.csat.count - before.csat.count, mean: minus(now.csat.mean, before.csat.mean) },
+    escalations: now.escalations - before.escalations,
+  };
 }
 
-const HEADER = '| conversations | answers | thumbs up | thumbs down | negative | unresolved negative | CSAT ratings | CSAT mean | escalations |';
+/** Crossed groups of agents, sources and channels, matched across two windows. */
+const crossedKey = (group: GroupKeys) => JSON.stringify([group.botId, group.source, group.channel]);
 
-function articleLine(articles: ArticleCount[], quote: Quote): string {
-  return quote(articles.map((article) => `${article.title ?? article.id} (${article.id}) x${article.count}`).join('; '));
+/** `change` of a comparison: the total, and each group that is not a date, matched by id across the two windows. */
+export function changeOf(now: Stats, before: Stats): NonNullable<StatsResult['change']> {
+  const groups: NonNullable<StatsResult['change']>['groups'] = {};
+  const dimensions = Object.keys(now.groups) as Dimension[];
+  for (const dimension of dimensions) {
+    if (CHRONOLOGICAL.includes(dimension)) continue;
+    const earlier = new Map((before.groups[dimension] ?? []).map((group) => [group.id, group]));
+    const later = new Map((now.groups[dimension] ?? []).map((group) => [group.id, group]));
+    groups[dimension] = [...new Set([...later.keys(), ...earlier.keys()])].map((id) => ({ id, name: (later.get(id) ?? earlier.get(id))!.name, ...difference(later.get(id), earlier.get(id)) }));
+  }
+  const change: NonNullable<StatsResult['change']> = { total: difference(now.total, before.total), groups };
+  if (now.crossed && !dimensions.some((dimension) => CHRONOLOGICAL.includes(dimension))) {
+    const earlier = new Map((before.crossed ?? []).map((group) => [crossedKey(group), group]));
+    const later = new Map(now.crossed.map((group) => [crossedKey(group), group]));
+    change.crossed = [...new Set([...later.keys(), ...earlier.keys()])].map((key) => {
+      const { botId, agent, source, channel } = (later.get(key) ?? earlier.get(key))!;
+      return { ...(defined({ botId, agent, source, channel }) as GroupKeys), ...difference(later.get(key), earlier.get(key)) };
+    });
+  }
+  return change;
 }
 
-/** Text rendering of conversation_stats: the scan in one line, one small table per dimension, then the articles behind thumbs-down answers. */
+/** The definitions a result states: the figures, and `change` when there is one. */
+export const definitionsFor = (compared: boolean): Definitions => (compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS);
+
+type Cells = Array<{ value: string; change?: string }>;
+
+function cells(counts: Counts, change?: Change): Cells {
+  return [
+    { value: String(counts.conversations), change: change && formatChange(change.conversations, 'count') },
+    { value: String(counts.answers), change: change && formatChange(change.answers, 'count') },
+    { value: String(counts.thumbsUp), change: change && formatChange(change.thumbsUp, 'count') },
+    { value: String(counts.thumbsDown), change: change && formatChange(change.thumbsDown, 'count') },
+    { value: formatPercent(counts.negativeRate), change: change && formatChange(change.negativeRate, 'rate') },
+    { value: String(counts.unresolvedNegative), change: change && formatChange(change.unresolvedNegative, 'count') },
+    { value: String(counts.csat.count), change: change && formatChange(change.csat.count, 'count') },
+    { value: formatMean(counts.csat.mean), change: change && formatChange(change.csat.mean, 'mean') },
+    { value: String(counts.escalations), change: change && formatChange(change.escalations, 'count') },
+  ];
+}
+
+const FIGURES = ['conversations', 'answers', 'thumbs up', 'thumbs down', 'negative rate', 'unresolved negative', 'CSAT ratings', 'CSAT mean', 'escalations'];
+
+function row(labels: string[], counts: Counts, change?: Change): string {
+  const shown = cells(counts, change).map((cell) => (cell.change === undefined || cell.change === '-' ? cell.value : `${cell.value} (${cell.change})`));
+  return `| ${[...labels, ...shown].join(' | ')} |`;
+}
+
+function header(labels: string[]): string[] {
+  const columns = [...labels, ...FIGURES];
+  return [`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`];
+}
+
+function articleLine(counts: Counts, quote: Quote): string {
+  const listed = quote(counts.negativeArticles.map((article) => `${article.title ?? article.id} (${article.id}) x${article.count}`).join('; '));
+  return counts.negativeArticlesLeftOut ? `${listed}; and ${counts.negativeArticlesLeftOut} more article(s) not listed` : listed;
+}
+
+/**
+ * Text rendering of conversation_stats: the scan in one line, one small table per dimension (and
+ * one for the crossed pairs), each figure followed by its change when compared, the articles
+ * behind thumbs-down answers, and the definitions once.
+ */
 export function renderStats(data: unknown, quote: Quote): string {
   const result = data as StatsResult;
   const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (INCOMPLETE: cut short at maxConversations)'}.`];
+  if (result.previous) {
+    const before = result.previous.total.conversations;
+    lines.push(`Compared with the previous window, ${result.previous.since} to ${result.previous.until}: ${before} conversation${before === 1 ? '' : 's'}. Figures show (change) = this window minus that one.`);
+  }
   if (result.note) lines.push(result.note);
+  const change = result.change;
   const quoteName = (dimension: Dimension, name: string) => (dimension === 'agent' ? quote(name) : name);
   for (const [dimension, groups] of Object.entries(result.groups) as Array<[Dimension, Group[]]>) {
-    lines.push('', `By ${dimension}:`, `| ${dimension} ${HEADER}`, `|---${'|---'.repeat(9)}|`);
-    for (const group of groups) lines.push(row(quoteName(dimension, group.name), group));
-    lines.push(row('total', result.total));
+    const changes = new Map(change?.groups[dimension]?.map((entry) => [entry.id, entry]));
+    const changed = change?.groups[dimension] !== undefined;
+    lines.push('', `By ${dimension}:`, ...header([dimension]));
+    for (const group of groups) lines.push(row([quoteName(dimension, group.name)], group, changed ? changes.get(group.id) : undefined));
+    // Groups only the previous window had, so that a comparison drops nothing silently.
+    for (const gone of changed ? [...changes.values()].filter((entry) => !groups.some((group) => group.id === entry.id)) : []) {
+      lines.push(row([quoteName(dimension, gone.name)], NONE, gone));
+    }
+    lines.push(row(['total'], result.total, change?.total));
     const withArticles = groups.filter((group) => group.negativeArticles.length);
     if (dimension === 'agent' && withArticles.length) {
       lines.push('Articles used in thumbs-down answers:');
-      for (const group of withArticles) lines.push(`- ${quote(group.name)}: ${articleLine(group.negativeArticles, quote)}`);
+      for (const group of withArticles) lines.push(`- ${quote(group.name)}: ${articleLine(group, quote)}`);
+    }
+  }
+  if (result.crossed) {
+    const dimensions = Object.keys(result.groups) as Dimension[];
+    const label = (group: KeyedGroup, dimension: Dimension) => (dimension === 'agent' ? quote(group.agent) : String(group[dimension]));
+    const changes = change?.crossed && new Map(change.crossed.map((entry) => [crossedKey(entry), entry]));
+    lines.push('', `By ${dimensions.join(' and ')}:`, ...header(dimensions));
+    for (const group of result.crossed) lines.push(row(dimensions.map((dimension) => label(group, dimension)), group, changes?.get(crossedKey(group))));
+    for (const gone of changes ? [...changes.values()].filter((entry) => !result.crossed!.some((group) => crossedKey(group) === crossedKey(entry))) : []) {
+      lines.push(row(dimensions.map((dimension) => label({ ...gone, ...NONE }, dimension)), NONE, gone));
     }
   }
   if (!result.groups.agent && result.total.negativeArticles.length) {
-    lines.push('', `Articles used in thumbs-down answers: ${articleLine(result.total.negativeArticles, quote)}`);
+    lines.push('', `Articles used in thumbs-down answers: ${articleLine(result.total, quote)}`);
   }
+  lines.push('', 'Definitions:', ...Object.entries(result.definitions).map(([figure, definition]) => `- ${figure}: ${definition}`));
   return lines.join('\n');
 }

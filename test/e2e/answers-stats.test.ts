@@ -4,11 +4,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import type { Conversation } from '../../src/sandbox/types.js';
 import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 let sandbox: Sandbox;
 let server: Connection;
 const DAY = 86_400_000;
+/** The list route's largest window, and its largest page. */
+const SLICE = 90 * DAY;
+const PAGE = 100;
 
 async function call(name: string, args: Record<string, unknown> = {}) {
   return (await server.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -34,112 +38,265 @@ beforeEach(() => {
   sandbox.clearFaults();
 });
 
-/**
+/*
  * The expected figures, counted straight from the sandbox's stored conversations (its own agent
  * field, its own events), with nothing shared with the tool's counting code.
  */
-function expectedStats(since: number) {
-  const ws = sandbox.state.workspaces.get(sandbox.seed.workspaceA)!;
-  const listed = [...ws.conversations.values()].filter((conversation) => conversation.touchedByService && conversation.createdAt >= since);
-  const keys: Record<string, (conversation: (typeof listed)[number]) => [string, string]> = {
-    agent: (conversation) => [conversation.botId, ws.bots.get(conversation.botId)!.name],
-    source: (conversation) => [conversation.source, conversation.source],
-    channel: (conversation) => [conversation.channel, conversation.channel],
+const workspace = () => sandbox.state.workspaces.get(sandbox.seed.workspaceA)!;
+const listedIn = (since: number, until: number) =>
+  [...workspace().conversations.values()].filter((conversation) => conversation.touchedByService && conversation.createdAt >= since && conversation.createdAt <= until);
+
+function figures(conversations: Conversation[]) {
+  const events = conversations.flatMap((conversation) => conversation.events);
+  const answers = events.filter((event) => event.role === 'svcbot');
+  const up = answers.filter((event) => event.approved === true).length;
+  const down = answers.filter((event) => event.approved === false);
+  const ratings = events.map((event) => event.csatRating).filter((rating): rating is number => rating !== null);
+  const distribution: Record<string, number> = {};
+  for (const rating of ratings) distribution[rating] = (distribution[rating] ?? 0) + 1;
+  const articles = new Map<string, { id: string; title: string; count: number }>();
+  for (const article of down.flatMap((event) => event.usedArticles)) {
+    const entry = articles.get(article.id) ?? { id: article.id, title: article.title, count: 0 };
+    entry.count++;
+    articles.set(article.id, entry);
+  }
+  const ranked = [...articles.values()].sort((a, b) => b.count - a.count || a.title.localeCompare(b.title));
+  return {
+    conversations: conversations.length,
+    answers: answers.filter((event) => event.type === 'message').length,
+    thumbsUp: up,
+    thumbsDown: down.length,
+    negativeRate: up + down.length ? Math.round((down.length / (up + down.length)) * 1000) / 1000 : null,
+    unresolvedNegative: down.filter((event) => event.resolved !== true).length,
+    csat: {
+      count: ratings.length,
+      mean: ratings.length ? Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 1000) / 1000 : null,
+      distribution,
+    },
+    escalations: events.filter((event) => event.type === 'silent_escalation').length,
+    negativeArticles: ranked.slice(0, 5),
+    ...(ranked.length > 5 ? { negativeArticlesLeftOut: ranked.length - 5 } : {}),
   };
-  const figures = (conversations: typeof listed) => {
-    const events = conversations.flatMap((conversation) => conversation.events);
-    const answers = events.filter((event) => event.role === 'svcbot');
-    const up = answers.filter((event) => event.approved === true).length;
-    const down = answers.filter((event) => event.approved === false);
-    const ratings = events.map((event) => event.csatRating).filter((rating): rating is number => rating !== null);
-    const distribution: Record<string, number> = {};
-    for (const rating of ratings) distribution[rating] = (distribution[rating] ?? 0) + 1;
-    const articles = new Map<string, { id: string; title: string; count: number }>();
-    for (const article of down.flatMap((event) => event.usedArticles)) {
-      const entry = articles.get(article.id) ?? { id: article.id, title: article.title, count: 0 };
-      entry.count++;
-      articles.set(article.id, entry);
-    }
-    return {
-      conversations: conversations.length,
-      answers: answers.filter((event) => event.type === 'message').length,
-      thumbsUp: up,
-      thumbsDown: down.length,
-      negativeRate: up + down.length ? Math.round((down.length / (up + down.length)) * 1000) / 1000 : null,
-      unresolvedNegative: down.filter((event) => event.resolved !== true).length,
-      csat: {
-        count: ratings.length,
-        mean: ratings.length ? Math.round((ratings.reduce((a, b) => a + b, 0) / ratings.length) * 1000) / 1000 : null,
-        distribution,
-      },
-      escalations: events.filter((event) => event.type === 'silent_escalation').length,
-      negativeArticles: [...articles.values()].sort((a, b) => b.count - a.count || a.title.localeCompare(b.title)).slice(0, 5),
-    };
-  };
-  const groups = Object.fromEntries(
-    Object.entries(keys).map(([dimension, keyOf]) => {
-      const byKey = new Map<string, { name: string; members: typeof listed }>();
-      for (const conversation of listed) {
-        const [id, name] = keyOf(conversation);
-        const group = byKey.get(id) ?? { name, members: [] };
-        group.members.push(conversation);
-        byKey.set(id, group);
-      }
-      return [dimension, Object.fromEntries([...byKey].map(([id, { name, members }]) => [id, { id, name, ...figures(members) }]))];
-    }),
-  );
-  return { total: figures(listed), groups, agentIds: [...ws.bots.keys()], botOf: new Map(listed.map((conversation) => [conversation.id, conversation.botId])) };
 }
 
-type Group = Record<string, unknown> & { id: string };
+/** Each dimension's value of a conversation: its id, and the name a group of it shows. */
+const dimensions: Record<string, (conversation: Conversation) => [string, string]> = {
+  agent: (conversation) => [conversation.botId, workspace().bots.get(conversation.botId)!.name],
+  source: (conversation) => [conversation.source, conversation.source],
+  channel: (conversation) => [conversation.channel, conversation.channel],
+  week: (conversation) => {
+    // Day 0 of the epoch was a Thursday, three days after a Monday.
+    const day = Math.floor(conversation.createdAt / DAY);
+    const monday = new Date((day - ((day + 3) % 7)) * DAY).toISOString().slice(0, 10);
+    return [monday, `week of ${monday}`];
+  },
+};
+
+function groupsBy(dimension: string, conversations: Conversation[]) {
+  const byId = new Map<string, { name: string; members: Conversation[] }>();
+  for (const conversation of conversations) {
+    const [id, name] = dimensions[dimension](conversation);
+    const group = byId.get(id) ?? { name, members: [] };
+    group.members.push(conversation);
+    byId.set(id, group);
+  }
+  return byId;
+}
+
+function expectedGroups(dimension: string, conversations: Conversation[]) {
+  return Object.fromEntries([...groupsBy(dimension, conversations)].map(([id, { name, members }]) => [id, { id, name, ...figures(members) }]));
+}
+
+/** How a conversation is named in a keyed group: the agent by botId and name, the rest by value. */
+function keysOf(conversation: Conversation, names: string[]): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const dimension of names) {
+    const [id, name] = dimensions[dimension](conversation);
+    if (dimension === 'agent') Object.assign(keys, { botId: id, agent: name });
+    else keys[dimension] = id;
+  }
+  return keys;
+}
+
+function expectedCrossed(names: string[], conversations: Conversation[]) {
+  const cells = new Map<string, Conversation[]>();
+  for (const conversation of conversations) {
+    const key = JSON.stringify(keysOf(conversation, names));
+    cells.set(key, [...(cells.get(key) ?? []), conversation]);
+  }
+  return Object.fromEntries([...cells].map(([key, members]) => [key, { ...JSON.parse(key), ...figures(members) }]));
+}
+
+type Group = Record<string, any> & { id: string };
+const byId = (groups: Group[]) => Object.fromEntries(groups.map((group) => [group.id, group]));
+const keyOfCrossed = (group: Record<string, any>, names: string[]) =>
+  JSON.stringify(Object.fromEntries(names.flatMap((dimension) => (dimension === 'agent' ? [['botId', group.botId], ['agent', group.agent]] : [[dimension, group[dimension]]]))));
+
+/** The requests the scan may spend at the least: one agent listing, then for each agent and slice one page per 100 conversations (an empty slice still costs one). */
+function floorOf(pages: Array<{ botId: string; since: number; until: number }>): number {
+  const slices = new Map(pages.map((page) => [JSON.stringify(page), page]));
+  let floor = 1;
+  for (const { botId, since, until } of slices.values()) {
+    const conversations = listedIn(since, until).filter((conversation) => conversation.botId === botId).length;
+    floor += Math.max(1, Math.ceil(conversations / PAGE));
+  }
+  return floor;
+}
+
+const listPages = () =>
+  apiRequests(sandbox)
+    .filter((request) => request.path === '/v2/hc-interactions/public')
+    .map((request) => ({ botId: String(request.query.botId), since: Number(request.query.since), until: Number(request.query.until) }));
+
+const FIGURE_NAMES = ['conversations', 'answers', 'thumbsUp', 'thumbsDown', 'negativeRate', 'unresolvedNegative', 'csat', 'escalations', 'negativeArticles'];
 
 describe('conversation_stats and attribution', () => {
-  it('counts by agent, source and channel over 200 days exactly as the sandbox data says, and reports its requests', async () => {
+  it('counts by agent over 200 days as the sandbox data says, defines each figure once, says what a cut list left out, and spends requests at the floor', async () => {
+    const until = Date.now();
+    const since = until - 200 * DAY;
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since: '200d', groupBy: ['agent', 'source', 'channel'] } }, undefined, {
+    const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since, until, groupBy: 'agent' } }, undefined, {
       onprogress: (update) => progress.push(update.message ?? ''),
     })) as CallToolResult;
     const data = structured(result);
-    const expected = expectedStats(Date.now() - 200 * DAY);
+    const listed = listedIn(since, until);
     expect(data.complete).toBe(true);
-    expect(data.count).toBe(expected.total.conversations);
-    expect(data.total).toEqual(expected.total);
-    for (const dimension of ['agent', 'source', 'channel']) {
-      const groups = Object.fromEntries((data.groups[dimension] as Group[]).map((group) => [group.id, group]));
-      expect(groups, dimension).toEqual(expected.groups[dimension]);
-    }
-    expect(progress.length).toBeGreaterThanOrEqual(expected.agentIds.length * 3);
+    expect(data.count).toBe(listed.length);
+    expect(data.total).toEqual(figures(listed));
+    expect(data.total.negativeArticlesLeftOut).toBeGreaterThan(0);
+    expect(byId(data.groups.agent)).toEqual(expectedGroups('agent', listed));
+    expect(Object.keys(data.definitions)).toEqual(FIGURE_NAMES);
+    expect(data.definitions.negativeRate).toMatch(/thumbsDown \/ \(thumbsUp \+ thumbsDown\)/);
 
     const requests = apiRequests(sandbox);
     expect(requests.filter((request) => request.path === '/v2/bots/public')).toHaveLength(1);
-    const pages = requests.filter((request) => request.path === '/v2/hc-interactions/public');
-    expect(pages.every((request) => expected.agentIds.includes(String(request.query.botId)))).toBe(true);
+    const pages = listPages();
+    expect(pages.every((page) => page.since < page.until && page.until - page.since <= SLICE)).toBe(true);
+    expect(new Set(pages.map((page) => `${page.since}-${page.until}`)).size).toBe(Math.ceil((until - since + 1) / (SLICE + 1)));
+    expect(requests.every((request) => request.path !== '/v2/hc-interactions/public' || request.query.limit === String(PAGE))).toBe(true);
+    expect(requests.length).toBe(floorOf(pages));
     expect(data.requests).toBe(requests.length);
     expect(data.note).toContain(`${requests.length} requests`);
-    console.info(`conversation_stats over 200 days, seeded workspace: ${requests.length} upstream requests (${pages.length} pages, ${expected.agentIds.length} agents x 3 windows)`);
+    expect(progress.length).toBe(pages.length);
+    expect(progress.at(-1)).toMatch(new RegExp(`^Count: ${listed.length} conversations after ${requests.length} of about ${requests.length} requests; done$`));
+    expect(progress[0]).toMatch(/^Count: \d+ conversations after 2 of about \d+ requests; (under 1s|about \d+s|about \d+ min) left at the rate budget of 100 per 60s$/);
 
     const text = textOf(result);
     expect(text).toMatch(/\| agent \| conversations \| answers \|/);
     expect(text).toContain('Store Assistant');
     expect(text).toMatch(/\| total \| \d+ \|/);
+    expect(textOf(await call('conversation_stats', { since, until, groupBy: 'channel' }))).toContain(`and ${data.total.negativeArticlesLeftOut} more article(s) not listed`);
+    expect(text.match(/- negativeRate: /g)).toHaveLength(1);
   });
 
-  it('names the agent of every exported conversation, and counts them by agent, source and channel', async () => {
-    const exported = structured(await call('export_conversations', { since: '200d', maxConversations: 1000 }));
-    const expected = expectedStats(Date.now() - 200 * DAY);
-    const conversations = exported.interactions as Array<Record<string, unknown>>;
-    expect(conversations).toHaveLength(expected.botOf.size);
-    const names = new Map(sandbox.state.workspaces.get(sandbox.seed.workspaceA)!.bots);
-    for (const conversation of conversations) {
-      expect(conversation.botId, String(conversation.id)).toBe(expected.botOf.get(String(conversation.id)));
-      expect(conversation.agentName).toBe(names.get(String(conversation.botId))!.name);
+  it('crosses two dimensions, with each one\'s own groups beside the pairs', async () => {
+    const until = Date.now();
+    const since = until - 200 * DAY;
+    const data = structured(await call('conversation_stats', { since, until, groupBy: ['agent', 'week'] }));
+    const listed = listedIn(since, until);
+    expect(byId(data.groups.agent)).toEqual(expectedGroups('agent', listed));
+    expect(byId(data.groups.week)).toEqual(expectedGroups('week', listed));
+    const weeks = data.groups.week.map((group: Group) => group.id);
+    expect(weeks).toEqual([...weeks].sort());
+    const crossed = Object.fromEntries(data.crossed.map((group: Group) => [keyOfCrossed(group, ['agent', 'week']), group]));
+    expect(crossed).toEqual(expectedCrossed(['agent', 'week'], listed));
+    expect(data.crossed.length).toBeGreaterThan(data.groups.week.length);
+    expect(textOf(await call('conversation_stats', { since, until, groupBy: ['agent', 'week'] }))).toMatch(/By agent and week:\n\| agent \| week \| conversations \|/);
+  });
+
+  it('compares with the window of equal length just before, in one scan: figures, groups, crossed pairs and their change', async () => {
+    const until = Date.now();
+    const since = until - 7 * DAY;
+    const data = structured(await call('conversation_stats', { since, until, groupBy: ['agent', 'channel'], compareTo: 'previous' }));
+    const now = listedIn(since, until);
+    const before = listedIn(since - (until - since) - 1, since - 1);
+    expect(before.length).toBeGreaterThan(0);
+    expect(data.previous.since).toBe(new Date(since - (until - since) - 1).toISOString());
+    expect(data.previous.until).toBe(new Date(since - 1).toISOString());
+    expect(data.total).toEqual(figures(now));
+    expect(data.count).toBe(now.length);
+    expect(data.previous.total).toEqual(figures(before));
+    for (const dimension of ['agent', 'channel']) {
+      expect(byId(data.groups[dimension])).toEqual(expectedGroups(dimension, now));
+      expect(byId(data.previous.groups[dimension])).toEqual(expectedGroups(dimension, before));
     }
-    for (const dimension of ['agent', 'source', 'channel']) {
-      const groups = Object.fromEntries((exported.stats.groups[dimension] as Group[]).map((group) => [group.id, group]));
-      expect(groups, dimension).toEqual(expected.groups[dimension]);
+    const crossedKey = (group: Record<string, any>) => keyOfCrossed(group, ['agent', 'channel']);
+    expect(Object.fromEntries(data.previous.crossed.map((group: Group) => [crossedKey(group), group]))).toEqual(expectedCrossed(['agent', 'channel'], before));
+
+    const minus = (a: ReturnType<typeof figures> | undefined, b: ReturnType<typeof figures> | undefined) => {
+      const zero = figures([]);
+      const [x, y] = [a ?? zero, b ?? zero];
+      const rate = (p: number | null, q: number | null) => (p === null || q === null ? null : Math.round((p - q) * 1000) / 1000);
+      return {
+        conversations: x.conversations - y.conversations,
+        answers: x.answers - y.answers,
+        thumbsUp: x.thumbsUp - y.thumbsUp,
+        thumbsDown: x.thumbsDown - y.thumbsDown,
+        negativeRate: rate(x.negativeRate, y.negativeRate),
+        unresolvedNegative: x.unresolvedNegative - y.unresolvedNegative,
+        csat: { count: x.csat.count - y.csat.count, mean: rate(x.csat.mean, y.csat.mean) },
+        escalations: x.escalations - y.escalations,
+      };
+    };
+    expect(data.change.total).toEqual(minus(figures(now), figures(before)));
+    const agents = new Set([...now, ...before].map((conversation) => conversation.botId));
+    const agentChange = byId(data.change.groups.agent);
+    expect(Object.keys(agentChange).sort()).toEqual([...agents].sort());
+    for (const botId of agents) {
+      const of = (list: Conversation[]) => list.filter((conversation) => conversation.botId === botId);
+      expect(agentChange[botId]).toEqual({ id: botId, name: workspace().bots.get(botId)!.name, ...minus(figures(of(now)), figures(of(before))) });
     }
-    expect(exported.requests).toBe(apiRequests(sandbox).length);
-    console.info(`export_conversations over 200 days with attribution: ${exported.requests} upstream requests`);
+    const nowCrossed = expectedCrossed(['agent', 'channel'], now);
+    const beforeCrossed = expectedCrossed(['agent', 'channel'], before);
+    const pairs = [...new Set([...Object.keys(nowCrossed), ...Object.keys(beforeCrossed)])];
+    expect(Object.fromEntries(data.change.crossed.map((group: Group) => [crossedKey(group), group]))).toEqual(
+      Object.fromEntries(pairs.map((key) => [key, { ...JSON.parse(key), ...minus(nowCrossed[key], beforeCrossed[key]) }])),
+    );
+    expect(Object.keys(data.definitions)).toEqual([...FIGURE_NAMES, 'change']);
+    // Both windows fit in one slice per agent: one call, at the floor.
+    expect(data.requests).toBe(1 + workspace().bots.size);
+    expect(apiRequests(sandbox)).toHaveLength(data.requests);
+    const text = textOf(await call('conversation_stats', { since, until, compareTo: 'previous' }));
+    expect(text).toContain('Compared with the previous window');
+    expect(text).toMatch(/\| total \| \d+ \([+-±]\d+\) \|/);
+  });
+
+  it('names the agent of every exported conversation, and says each set of conversations once in the counts', async () => {
+    for (const days of [7, 200]) {
+      sandbox.clearRequests();
+      const until = Date.now();
+      const since = until - days * DAY;
+      const exported = structured(await call('export_conversations', { since, until, maxConversations: 1000 }));
+      const listed = listedIn(since, until);
+      const conversations = exported.interactions as Array<Record<string, unknown>>;
+      expect(conversations.map((conversation) => conversation.id).sort()).toEqual(listed.map((conversation) => conversation.id).sort());
+      const botOf = new Map(listed.map((conversation) => [conversation.id, conversation.botId]));
+      for (const conversation of conversations) {
+        expect(conversation.botId, String(conversation.id)).toBe(botOf.get(String(conversation.id)));
+        expect(conversation.agentName).toBe(workspace().bots.get(String(conversation.botId))!.name);
+      }
+      const { total, groups, definitions } = exported.stats;
+      expect(Object.keys(definitions)).toEqual(FIGURE_NAMES);
+      // Each entry: the conversations that match every key it names, which are also those that match any one of them.
+      const entries = [{ ...total, whole: true }, ...groups] as Array<Record<string, any>>;
+      const named = new Map<string, number>();
+      for (const entry of entries) {
+        const keys = Object.keys(dimensions).filter((dimension) => dimension !== 'week' && (dimension === 'agent' ? entry.botId : entry[dimension]) !== undefined);
+        const matching = (dimension: string) => listed.filter((conversation) => dimensions[dimension](conversation)[0] === (dimension === 'agent' ? entry.botId : entry[dimension]));
+        const members = entry.whole ? listed : matching(keys[0]);
+        for (const dimension of keys) {
+          expect(matching(dimension).map((conversation) => conversation.id).sort(), `${days}d ${dimension}`).toEqual(members.map((conversation) => conversation.id).sort());
+          named.set(dimension, (named.get(dimension) ?? 0) + 1);
+        }
+        const { botId: _botId, agent: _agent, source: _source, channel: _channel, whole: _whole, ...counts } = entry;
+        expect(counts).toEqual(figures(members));
+      }
+      // Every group of every dimension is said exactly once.
+      for (const dimension of ['agent', 'source', 'channel']) expect(named.get(dimension) ?? 0, `${days}d ${dimension}`).toBe(groupsBy(dimension, listed).size);
+      expect(new Set(groups.map((group: Record<string, unknown>) => JSON.stringify(group))).size).toBe(groups.length);
+      expect(exported.requests).toBe(apiRequests(sandbox).length);
+      expect(exported.requests).toBe(floorOf(listPages()));
+    }
   });
 
   it('returns the counts with the summary when export_conversations writes a file', async () => {
@@ -148,18 +305,27 @@ describe('conversation_stats and attribution', () => {
     expect(written.interactions).toBeUndefined();
     expect(written.stats.total.thumbsDown).toBeGreaterThan(0);
     expect(written.stats.total.conversations).toBe(written.count);
-    expect(Object.keys(written.stats.groups)).toEqual(['agent', 'source', 'channel']);
+    expect(Object.keys(written.stats)).toEqual(['definitions', 'total', 'groups']);
   });
 
-  it('queries only the given agent, still named, and groups by day and week', async () => {
+  it('queries only the given agent, still named, and groups by day', async () => {
     const botId = sandbox.seed.bots.emailSupport;
-    const data = structured(await call('conversation_stats', { since: '30d', botId, groupBy: ['agent', 'week', 'day'] }));
+    const data = structured(await call('conversation_stats', { since: '30d', botId, groupBy: ['agent', 'day'] }));
     expect((data.groups.agent as Group[]).map((group) => [group.id, group.name])).toEqual([[botId, 'Email Support']]);
     const days = (data.groups.day as Group[]).map((group) => group.id);
     expect(days).toEqual([...days].sort());
-    expect((data.groups.week as Group[]).reduce((total, group) => total + Number(group.conversations), 0)).toBe(data.count);
+    expect((data.groups.day as Group[]).reduce((total, group) => total + Number(group.conversations), 0)).toBe(data.count);
     const pages = apiRequests(sandbox).filter((request) => request.path === '/v2/hc-interactions/public');
     expect(pages.every((request) => request.query.botId === botId)).toBe(true);
+  });
+
+  it('refuses more than two dimensions, or one twice, naming the rule', async () => {
+    for (const groupBy of [['agent', 'source', 'channel'], ['week', 'week']]) {
+      const refused = await call('conversation_stats', { groupBy });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/groupBy: (takes one dimension, or two to cross|must name two different dimensions to cross)/);
+    }
+    expect(apiRequests(sandbox)).toHaveLength(0);
   });
 
   it('says when maxConversations cut the count short', async () => {
@@ -168,6 +334,18 @@ describe('conversation_stats and attribution', () => {
     expect(data.total.conversations).toBe(5);
     expect(data.note).toContain('maxConversations=5');
     expect(textOf(await call('conversation_stats', { since: '200d', maxConversations: 5 }))).toContain('INCOMPLETE');
+  });
+
+  it('counts a conversation the API repeats at the top of the next page once', async () => {
+    const botId = sandbox.seed.bots.emailSupport;
+    const item = (n: number) => ({ id: `c-edge-${n}`, createdAt: Date.now() - n * 1000, source: 'api', channel: 'chat', hasFeedback: false, events: [] });
+    sandbox.injectFaults([
+      { path: '/v2/hc-interactions/public', status: 200, body: { interactions: [item(1), item(2)], hasMore: true, nextCursor: 'c-edge-2', prevCursor: null } },
+      { path: '/v2/hc-interactions/public', status: 200, body: { interactions: [item(2), item(3)], hasMore: false, nextCursor: null, prevCursor: 'c-edge-2' } },
+    ]);
+    const data = structured(await call('conversation_stats', { since: '1d', botId }));
+    expect(data.count).toBe(3);
+    expect(data.scanned).toBe(4);
   });
 
   it('runs as an MCP task on request', async () => {

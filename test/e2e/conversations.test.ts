@@ -98,6 +98,21 @@ describe('conversations and agents', () => {
     expect(apiRequests(sandbox)).toHaveLength(0);
   });
 
+  it('counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
+    const padded = Array.from({ length: 60 }, () => 'a').join(' ');
+    expect(padded).toHaveLength(119);
+    for (const field of ['question', 'answer']) {
+      const result = await call(server, 'list_conversations', { [field]: padded });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const tooLong = await call(server, 'list_conversations', { [field]: `${'b '.repeat(100)}b` });
+      expect(textOf(tooLong)).toContain(`${field}: must be at most 100 characters, not counting blanks`);
+    }
+    expect(apiRequests(sandbox).map((request) => [request.status, request.query.question ?? request.query.answer])).toEqual([
+      [200, padded],
+      [200, padded],
+    ]);
+  });
+
   it('retries a read after a 429 and succeeds', async () => {
     sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
     const result = await call(server, 'list_agents');

@@ -36,7 +36,8 @@ function textFilter(v: Violations, name: string, raw: string | null): string | u
     v.add(`${name} should not be empty`);
     return undefined;
   }
-  if (trimmed.length > MAX_TEXT_FILTER) v.add(`${name} must be shorter than or equal to ${MAX_TEXT_FILTER} characters`);
+  // The spec's limit is on non-blank characters: spaces between words do not count.
+  if (trimmed.replace(/\s/g, '').length > MAX_TEXT_FILTER) v.add(`${name} must be shorter than or equal to ${MAX_TEXT_FILTER} characters`);
   if (/[%_]/.test(raw)) v.add(`${name} must not contain % or _`);
   if (CONTROL_CHARS.test(raw)) v.add(`${name} must not contain control characters`);
   return trimmed.toLowerCase();
