@@ -28,17 +28,24 @@ export class Sealer {
 
   /** The plain text, or undefined when the value was not sealed by this secret for this record. */
   open(sealed: string, boundTo: string): string | undefined {
-    const [version, iv, body, tag] = sealed.split('.');
-    if (version !== VERSION || !iv || body === undefined || !tag) return undefined;
+    const [version, ...parts] = sealed.split('.');
+    const [iv, body, tag] = parts.map(canonicalBytes);
+    if (version !== VERSION || parts.length !== 3 || !iv || !body || !tag || iv.length === 0 || tag.length === 0) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(boundTo));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     } catch {
       return undefined;
     }
   }
+}
+
+/** The bytes of base64url text only in the one spelling `seal` writes: another spelling of the same bytes is not a sealed value. */
+function canonicalBytes(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
 /** An unguessable credential (256 bits), with a prefix that says what it is to a secret scanner or a person reading a config. */
