@@ -30,32 +30,43 @@ function addSecret(found: Set<string>, value: unknown): void {
 }
 
 /**
+ * One quick test of the "nothing to mask" check: `pattern` may be there; when `whenContains` is given,
+ * only texts holding one of those literals (the mark every encoded form carries) are searched.
+ */
+export interface Check {
+  pattern: RegExp;
+  whenContains?: readonly string[];
+}
+
+/**
  * Finds and masks secrets in text. `appears` is the fast "nothing to mask" test every result
- * passes: a few patterns that V8 can search by skipping (a literal start, fixed-width steps; one
- * alternation of all of them would be tried at every position, several times slower), each
- * matching at least the part of a form that `pattern` masks. `pattern` runs only after a hit.
+ * passes, so its checks are written for V8's regex engine: plain literals and fixed-length
+ * patterns it finds by skipping ahead, and patterns with optional parts (which it must try at every
+ * position) only for forms that need them, or behind a literal every such form contains. One
+ * alternation of all the forms was about 30 times slower on a page of conversations. Each check
+ * matches at least the part of a form that `mask` masks; `mask` runs only after a hit.
  */
 export class Redaction implements TextRedactor {
-  private readonly pattern: RegExp;
+  private readonly mask: RegExp;
 
   constructor(
-    private readonly checks: readonly RegExp[],
-    patternSources: readonly string[],
+    private readonly checks: readonly Check[],
+    maskSources: readonly string[],
   ) {
-    this.pattern = new RegExp(patternSources.join('|'), 'g');
+    this.mask = new RegExp(maskSources.join('|'), 'g');
   }
 
   appears(text: string): boolean {
-    return this.checks.some((check) => check.test(text));
+    return this.checks.some((check) => (!check.whenContains || check.whenContains.some((mark) => text.includes(mark))) && check.pattern.test(text));
   }
 
   redact(text: string): string {
-    return this.appears(text) ? text.replace(this.pattern, MASK) : text;
+    return this.appears(text) ? text.replace(this.mask, MASK) : text;
   }
 
   /** One redaction for both: the session key's and the secrets a caller passed. */
   and(other: Redaction): Redaction {
-    return new Redaction([...this.checks, ...other.checks], [this.pattern.source, other.pattern.source]);
+    return new Redaction([...this.checks, ...other.checks], [this.mask.source, other.mask.source]);
   }
 }
 
@@ -63,36 +74,83 @@ export class Redaction implements TextRedactor {
 const SPLIT = '[ .\\-]?';
 
 /**
+ * How many characters of the key's body a leading part must show to be masked: a string cut short
+ * (the result cap, the compact view) may end inside a key, and what it shows is masked too.
+ */
+const LEADING_CHARS = 12;
+
+/**
  * Every form the server can compute from its API key, found in any case:
  * - as given, bare (without `svc_`), percent-encoded (any characters, upper or lower hex) and
  *   JSON-escaped (`\u0073`, also as serialised JSON shows it, `\\u0073`), mixed freely;
  * - split by spaces, dashes or dots between characters;
  * - base64 and base64url (standard or URL alphabet, with or without padding), also inside a
- *   longer encoded string: at each of the three byte alignments, the part of the encoding that
- *   the key's bytes alone decide;
- * - hex, either case.
- * The bare key's forms are what the checks look for, so a prefix changed or cut off still matches;
- * the pattern masks the prefix too when it is there. Computed once per session.
+ *   longer encoded string: at each of the three byte alignments, the text the key's bytes decide;
+ * - hex, lower or upper case;
+ * and any leading part of these that shows at least 12 characters of the key's body. The checks
+ * look for the body's forms, so a prefix changed or cut off still matches; the mask takes the
+ * prefix too when it is there. Computed once per session.
  */
 export function keyRedaction(apiKey: string): Redaction {
   const prefix = /^svc_/i.exec(apiKey)?.[0] ?? '';
   const bare = apiKey.slice(prefix.length);
   // Without its prefix, a very short remainder could match ordinary text: the whole key is the unit then.
   const [head, body] = bare.length >= 8 ? [prefix, bare] : ['', apiKey];
-  const escapes = chars(body).map(escapedChar).join('');
-  const split = chars(body).map(anyCase).join(SPLIT);
-  const hex = anyCase(Buffer.from(body).toString('hex'));
-  const base64 = base64Forms(body);
-  const checks = [escapes, split, hex, ...base64].map((source) => new RegExp(source));
-  const optional = (source: string) => (head ? `(?:${source})?` : '');
-  return new Redaction(checks, [
-    `${optional(chars(head).map(escapedChar).join(''))}${escapes}`,
-    `${optional(chars(head).map((char) => `${anyCase(char)}${SPLIT}`).join(''))}${split}`,
-    `${optional(anyCase(Buffer.from(head).toString('hex')))}${hex}`,
-    // Longest first: the whole key's encodings, then the parts its bare body alone decides.
-    ...(head ? base64Forms(head + body, true) : []),
-    ...base64Forms(body, true),
-  ]);
+  const window = body.slice(0, LEADING_CHARS);
+  const windowBytes = Buffer.from(window).length;
+  const escapes = leading(chars(head).map(escapedChar), chars(body).map(escapedChar), '', window.length);
+  const split = leading(chars(head).map(anyCase), chars(body).map(anyCase), SPLIT, window.length);
+  const hex = leading(hexUnits(head), hexUnits(body), '', 2 * windowBytes);
+  const base64 = [0, 1, 2].map((skip) => leading([], base64Units(body, skip), '', 4 * Math.ceil(windowBytes / 3)));
+  // Base64 of the whole key: its alignments differ from the body's, and it masks the prefix too.
+  const wholeBase64 = head ? [0, 1, 2].map((skip) => leading([], base64Units(head + body, skip), '', 4 * Math.ceil(Buffer.from(head + window).length / 3))) : [];
+  const hexText = Buffer.from(window).toString('hex');
+  const literals = [
+    hexText,
+    hexText.toUpperCase(),
+    ...[0, 1, 2].flatMap((skip) => {
+      const encoded = Buffer.from(body).subarray(skip).toString('base64').slice(0, 4 * Math.ceil(windowBytes / 3));
+      return [encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_')];
+    }),
+  ];
+  return new Redaction(
+    [
+      { pattern: new RegExp(split.check) },
+      // An escaped form holds at least one `%XY` or `\u`: only then is the slower pattern tried.
+      { pattern: new RegExp(escapes.check), whenContains: ['\\u', ...new Set(chars(window).flatMap(percentMarks))] },
+      ...[...new Set(literals)].map((literal) => ({ pattern: new RegExp(escapeRegExp(literal)) })),
+    ],
+    [escapes.mask, split.mask, hex.mask, ...wholeBase64.map((form) => form.mask), ...base64.map((form) => form.mask)],
+  );
+}
+
+/** The first three characters of a character's percent-encoding, in both hex cases: `%3` for "0", `%6` for "a", `%C`/`%c` for "é". */
+function percentMarks(char: string): string[] {
+  const mark = `%${Buffer.from(char)[0].toString(16).padStart(2, '0')[0]}`;
+  return [mark, mark.toUpperCase()];
+}
+
+/**
+ * A form as units (one pattern per character): `check` is its first `least` body units, which
+ * any leading part worth masking contains; `mask` is the optional head, those units, and as many
+ * more as follow in order.
+ */
+function leading(head: string[], body: string[], joiner: string, least: number): { check: string; mask: string } {
+  const count = Math.min(least, body.length);
+  const check = body.slice(0, count).join(joiner);
+  const rest = body.slice(count).reduceRight((tail, unit) => `(?:${joiner}${unit}${tail})?`, '');
+  const optionalHead = head.length ? `(?:${head.join(joiner)}${joiner})?` : '';
+  return { check, mask: `${optionalHead}${check}${rest}` };
+}
+
+function hexUnits(text: string): string[] {
+  return chars(Buffer.from(text).toString('hex')).map(anyCase);
+}
+
+/** base64 of `text`'s bytes from `skip` on, as it shows inside any longer encoding starting on a group boundary there; standard and URL alphabets alike, padding optional. */
+function base64Units(text: string, skip: number): string[] {
+  const encoded = Buffer.from(text).subarray(skip).toString('base64').replace(/=+$/, '');
+  return [...chars(encoded).map((char) => (char === '+' ? '[+-]' : char === '/' ? '[/_]' : char)), '={0,2}'];
 }
 
 /**
@@ -102,7 +160,7 @@ export function keyRedaction(apiKey: string): Redaction {
 export function secretRedaction(secrets: readonly string[]): Redaction | undefined {
   if (secrets.length === 0) return undefined;
   const sources = [...new Set(secrets)].sort((a, b) => b.length - a.length).map((secret) => chars(secret).map(escapedChar).join(''));
-  return new Redaction([new RegExp(sources.join('|'))], sources);
+  return new Redaction([{ pattern: new RegExp(sources.join('|')) }], sources);
 }
 
 function chars(text: string): string[] {
@@ -121,23 +179,6 @@ function escapedChar(char: string): string {
 
 function percentEncoded(char: string): string {
   return [...Buffer.from(char)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
-}
-
-/**
- * The base64 text that `text`'s own bytes decide wherever it sits in a longer encoded string: at
- * each of the three alignments, its bytes from there on in whole groups of three. Standard and URL
- * alphabets in one pattern. `whole` adds the encoding of `text` alone, padded or not, first.
- */
-function base64Forms(text: string, whole = false): string[] {
-  const bytes = Buffer.from(text);
-  const inner = [0, 1, 2].map((skip) => bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3).toString('base64'));
-  const forms = inner.filter((form) => form.length >= 8).map(eitherAlphabet);
-  if (whole) forms.unshift(`${eitherAlphabet(bytes.toString('base64').replace(/=+$/, ''))}={0,2}`);
-  return forms;
-}
-
-function eitherAlphabet(base64: string): string {
-  return base64.replace(/\+/g, '[+-]').replace(/\//g, '[/_]');
 }
 
 function anyCase(text: string): string {
