@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { connect, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
+import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { applyVariant, variantRecipe } from '../support/token-variants.js';
 
 /** A write sends at most once per token (design 10.1): the sandbox's own record of what arrived is the judge. */
@@ -35,33 +36,59 @@ async function tokenFor(connection: Connection, name: string): Promise<string> {
 /** The folder creations the API received for this name. */
 const creations = (name: string) => sandbox.requests.filter((request) => request.method === 'POST' && (request.body as { name?: string } | undefined)?.name === name).length;
 
+/** Submits a token with its re-encodings and copies all at once, run after run: exactly one write each time. */
+async function sendsOnce(connection: Connection, label: string): Promise<void> {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(variantRecipe, { minLength: 3, maxLength: 6 }), fc.integer({ min: 2, max: 3 }), async (recipes, copies) => {
+      const name = `once-${process.pid}-${label}-${run++}`;
+      const token = await tokenFor(connection, name);
+      const variants = recipes.map((recipe) => applyVariant(recipe, token));
+      const submissions = [...variants, ...Array.from({ length: copies }, () => token)];
+      const results = await Promise.all(submissions.map((confirm) => call(connection, { name, confirm })));
+      expect(creations(name)).toBe(1);
+      expect(results.filter((result) => !result.isError)).toHaveLength(1);
+      const refused = results.map((result) => (result.structuredContent as { refused?: string }).refused).filter(Boolean);
+      expect(refused.filter((reason) => reason === 'spent')).toHaveLength(copies - 1);
+      expect(refused.filter((reason) => reason !== 'spent').every((reason) => reason === 'invalid' || reason === 'mismatch')).toBe(true);
+    }),
+    { numRuns: 8 },
+  );
+}
+
 describe.each([
-  ['per-process secret, spent tokens in memory', {}],
-  ['SVC_CONFIRM_SECRET, spent tokens under SVC_STATE_DIR', { SVC_CONFIRM_SECRET: SECRET }],
-])('a token and its re-encodings sent at once (%s)', (_, env: Record<string, string>) => {
+  ['memory', 'per-process secret, spent tokens in memory', {}],
+  ['files', 'SVC_CONFIRM_SECRET, spent tokens under SVC_STATE_DIR', { SVC_CONFIRM_SECRET: SECRET }],
+])('a token and its re-encodings sent at once (%s: %s)', (label, _, env: Record<string, string>) => {
   let connection: Connection;
   beforeAll(async () => {
     connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { ...env, SVC_STATE_DIR: stateDir }) });
   });
   afterAll(async () => connection?.close());
 
-  it('give exactly one write; every re-encoding is refused as not a token', async () => {
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(variantRecipe, { minLength: 3, maxLength: 6 }), fc.integer({ min: 2, max: 3 }), async (recipes, copies) => {
-        const name = `once-${process.pid}-${Object.keys(env).length}-${run++}`;
-        const token = await tokenFor(connection, name);
-        const variants = recipes.map((recipe) => applyVariant(recipe, token));
-        const submissions = [...variants, ...Array.from({ length: copies }, () => token)];
-        const results = await Promise.all(submissions.map((confirm) => call(connection, { name, confirm })));
-        expect(creations(name)).toBe(1);
-        expect(results.filter((result) => !result.isError)).toHaveLength(1);
-        const refused = results.map((result) => (result.structuredContent as { refused?: string }).refused).filter(Boolean);
-        expect(refused.filter((reason) => reason === 'spent')).toHaveLength(copies - 1);
-        expect(refused.filter((reason) => reason !== 'spent').every((reason) => reason === 'invalid' || reason === 'mismatch')).toBe(true);
-      }),
-      { numRuns: 8 },
-    );
+  it('give exactly one write; every re-encoding is refused as not a token', () => sendsOnce(connection, label));
+});
+
+describe.runIf(runRedisTests())('a token and its re-encodings sent at once to two nodes sharing Redis', () => {
+  let redis: RedisServer;
+  let nodes: Connection[];
+  beforeAll(async () => {
+    redis = await startRedis();
+    const env = sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM_SECRET: SECRET, SVC_REDIS_URL: redis.url });
+    nodes = await Promise.all([connect({ env }), connect({ env })]);
+  });
+  afterAll(async () => {
+    await Promise.all((nodes ?? []).map((node) => node.close()));
+    await redis?.stop();
+  });
+
+  it('give exactly one write across the nodes', async () => {
+    const name = `once-${process.pid}-redis`;
+    const token = await tokenFor(nodes[0], name);
+    const variants = ['0' + token, ` ${token}`, token.toUpperCase(), token, token, token];
+    const results = await Promise.all(variants.map((confirm, index) => call(nodes[index % 2], { name, confirm })));
+    expect(creations(name)).toBe(1);
+    expect(results.filter((result) => !result.isError)).toHaveLength(1);
   });
 });
 
