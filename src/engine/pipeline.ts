@@ -30,8 +30,7 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const checked = checkedArguments(run.tool, run.rawArgs);
   let { result, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  const redaction = callerSecrets ? run.session.keyRedaction.and(callerSecrets) : run.session.keyRedaction;
-  result = redactSecrets(result, redaction, { hiddenValues: !preview });
+  result = redactSecrets(result, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }

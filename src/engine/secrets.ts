@@ -64,10 +64,6 @@ export class Redaction implements TextRedactor {
     return this.appears(text) ? text.replace(this.mask, MASK) : text;
   }
 
-  /** One redaction for both: the session key's and the secrets a caller passed. */
-  and(other: Redaction): Redaction {
-    return new Redaction([...this.checks, ...other.checks], [this.mask.source, other.mask.source]);
-  }
 }
 
 /** Separators a key may be split by, one between any two characters. */
@@ -92,6 +88,23 @@ const LEADING_CHARS = 12;
  * prefix too when it is there. Computed once per session.
  */
 export function keyRedaction(apiKey: string): Redaction {
+  let redaction = recentKeys.get(apiKey);
+  if (redaction) recentKeys.delete(apiKey);
+  else redaction = buildKeyRedaction(apiKey);
+  recentKeys.set(apiKey, redaction);
+  if (recentKeys.size > RECENT_KEYS) recentKeys.delete(recentKeys.keys().next().value!);
+  return redaction;
+}
+
+/**
+ * The redactions of the keys seen last, so that a stateless HTTP request (a session each) does not
+ * build its key's patterns again: building takes a few hundred microseconds, and V8 compiles the
+ * mask (milliseconds) once per pattern object, on its first hit.
+ */
+const recentKeys = new Map<string, Redaction>();
+const RECENT_KEYS = 64;
+
+function buildKeyRedaction(apiKey: string): Redaction {
   const prefix = /^svc_/i.exec(apiKey)?.[0] ?? '';
   const bare = apiKey.slice(prefix.length);
   // Without its prefix, a very short remainder could match ordinary text: the whole key is the unit then.
@@ -194,22 +207,25 @@ const HIDDEN_VALUE = /"hide":\s*true/;
 
 /**
  * One pass over a whole tool result (text parts, structured content, field names alike): every
- * form the redaction knows is masked and, unless `hiddenValues` is false (a preview shows every
- * value it sends), `{hide: true}` values along the way.
+ * form the redactions know is masked and, unless `hiddenValues` is false (a preview shows every
+ * value it sends), `{hide: true}` values along the way. Several redactions stay apart, so the
+ * session key's mask, compiled once, is not compiled again with each call's own secrets.
  */
-export function redactSecrets(result: CallToolResult, redaction: Redaction, options: { hiddenValues: boolean } = { hiddenValues: true }): CallToolResult {
+export function redactSecrets(result: CallToolResult, redactions: readonly Redaction[], options: { hiddenValues: boolean } = { hiddenValues: true }): CallToolResult {
   // Most results hold no secret at all, which a search finds without walking every field: the text
   // parts as they are, the rest as JSON (the structured part's JSON is the one the cap already made).
   const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const serialised = [structuredJsonOf(result), ...(result.content.length > texts.length ? [JSON.stringify(result.content.filter((part) => part.type !== 'text'))] : [])];
   const hidden = options.hiddenValues && serialised.some((json) => HIDDEN_VALUE.test(json));
-  if (!hidden && ![...texts, ...serialised].some((text) => redaction.appears(text))) return result;
+  const found = redactions.filter((redaction) => [...texts, ...serialised].some((text) => redaction.appears(text)));
+  if (!hidden && found.length === 0) return result;
+  const mask = (text: string) => found.reduce((masked, redaction) => redaction.redact(masked), text);
   const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return redaction.redact(item);
+    if (typeof item === 'string') return mask(item);
     if (Array.isArray(item)) return item.map(walk);
     if (isRecord(item)) {
       if (options.hiddenValues && item.hide === true && 'value' in item) return { ...item, value: MASK };
-      return Object.fromEntries(Object.entries(item).map(([name, entry]) => [redaction.redact(name), walk(entry)]));
+      return Object.fromEntries(Object.entries(item).map(([name, entry]) => [mask(name), walk(entry)]));
     }
     return item;
   };

@@ -112,7 +112,7 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
       const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];
       if (params && problems.length) {
         const tool = String(params.name);
-        const refusal = redactSecrets(validationResult({ name: tool }, problems.join('\n')), redaction);
+        const refusal = redactSecrets(validationResult({ name: tool }, problems.join('\n')), [redaction]);
         logger.info({ tool, ms: 0, isError: true }, 'tool call');
         void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
         return;

@@ -85,7 +85,7 @@ describe('secret redaction (finding 3)', () => {
     const forms = [key, key.toUpperCase(), key.slice(4), key.slice(4).toUpperCase(), encodeURIComponent(key), 'svc%5F0123456789abcdef0123456789abcdef', `Bearer ${key}`];
     const result = redactSecrets(
       { content: [{ type: 'text', text: forms.join(' | ') }], structuredContent: { forms, nested: { [key]: { url: `https://x/?k=${encodeURIComponent(key)}` } } } },
-      secrets,
+      [secrets],
     );
     const all = JSON.stringify(result);
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
@@ -94,12 +94,12 @@ describe('secret redaction (finding 3)', () => {
   it('masks a key that only the structured result holds (a field the text leaves out as empty)', () => {
     const shaped = shapeResult({ rows: [{ id: 'a', [key]: null, note: [] }], echoed: { [encodeURIComponent(key)]: {} } }, { ...full, list });
     expect(textOf(shaped)).not.toContain(key);
-    const all = JSON.stringify(redactSecrets(shaped, secrets));
+    const all = JSON.stringify(redactSecrets(shaped, [secrets]));
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
   it('masks every secret the caller passed in, in any case', () => {
-    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!);
+    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!]);
     expect(JSON.stringify(result).toLowerCase()).not.toContain('hunter2');
   });
   it('scrubs prefixed keys from log text in any case and URL-encoded', () => {
