@@ -28,9 +28,9 @@ const engineOptionsSchema = z.object({
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
   const checked = checkedArguments(run.tool, run.rawArgs);
-  let { result, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
+  const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  result = redactSecrets(result, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
+  const result = redactSecrets(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }

@@ -30,8 +30,8 @@ function addSecret(found: Set<string>, value: unknown): void {
 }
 
 /**
- * One quick test of the "nothing to mask" check: `pattern` may be there; when `whenContains` is given,
- * only texts holding one of those literals (the mark every encoded form carries) are searched.
+ * One quick test of the "nothing to mask" check: `pattern` may be there. With `whenContains`, only
+ * texts holding one of those literals (a mark every form it finds carries) are searched.
  */
 export interface Check {
   pattern: RegExp;
@@ -43,7 +43,7 @@ export interface Check {
  * passes, so its checks are written for V8's regex engine: plain literals and fixed-length
  * patterns it finds by skipping ahead, and patterns with optional parts (which it must try at every
  * position) only for forms that need them, or behind a literal every such form contains. One
- * alternation of all the forms was about 30 times slower on a page of conversations. Each check
+ * alternation of all the forms was over ten times slower on a page of conversations. Each check
  * matches at least the part of a form that `mask` masks; `mask` runs only after a hit.
  */
 export class Redaction implements TextRedactor {
@@ -63,7 +63,6 @@ export class Redaction implements TextRedactor {
   redact(text: string): string {
     return this.appears(text) ? text.replace(this.mask, MASK) : text;
   }
-
 }
 
 /** Separators a key may be split by, one between any two characters. */
