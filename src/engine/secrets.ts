@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TextRedactor } from '../log.js';
 import { isRecord, structuredJsonOf } from './output.js';
 
-export const MASK = '********';
+const MASK = '********';
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
 
 /**
@@ -33,7 +33,7 @@ function addSecret(found: Set<string>, value: unknown): void {
  * One quick test of the "nothing to mask" check: `pattern` may be there. With `whenContains`, only
  * texts holding one of those literals (a mark every form it finds carries) are searched.
  */
-export interface Check {
+interface Check {
   pattern: RegExp;
   whenContains?: readonly string[];
 }
