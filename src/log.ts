@@ -10,9 +10,36 @@ export type { Logger };
  */
 const API_KEY_PATTERN = /svc(?:_|%5[fF])[A-Za-z0-9_\-%]{4,}|(?<![A-Za-z0-9])SVC(?:_|%5F)(?=[A-Z_\-%]*\d)[A-Z0-9_\-%]{4,}/g;
 
+/** Masks one secret, in every form it knows, in a text. */
+export interface TextRedactor {
+  redact(text: string): string;
+}
+
+/**
+ * The API keys of the sessions open in this process (the configured one over stdio, each HTTP
+ * session's own), with how many sessions hold each: a log line cannot know which session wrote it,
+ * so every line is scrubbed of every live key in all its forms, not only of what looks like one.
+ */
+const liveKeys = new Map<string, { redactor: TextRedactor; sessions: number }>();
+
+/** Registers a session's key; the returned function, called once when the session ends, forgets it with its last session. */
+export function holdLiveKey(apiKey: string, redactor: TextRedactor): () => void {
+  const held = liveKeys.get(apiKey) ?? { redactor, sessions: 0 };
+  held.sessions++;
+  liveKeys.set(apiKey, held);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.sessions === 0) liveKeys.delete(apiKey);
+  };
+}
+
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function scrubSecrets(text: string): string {
-  return text.replace(API_KEY_PATTERN, 'svc_***');
+  let scrubbed = text.replace(API_KEY_PATTERN, 'svc_***');
+  for (const { redactor } of liveKeys.values()) scrubbed = redactor.redact(scrubbed);
+  return scrubbed;
 }
 
 /**

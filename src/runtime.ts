@@ -8,7 +8,6 @@ import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { stopTelemetry } from './telemetry.js';
-import { MemorySpentTokens, type SpentTokens } from './engine/spent-tokens.js';
 import { RunningTasks } from './engine/tasks.js';
 import { FileStateStore } from './state/file-store.js';
 import { MemoryStateStore, type StateStore } from './state/store.js';
@@ -22,7 +21,6 @@ export interface Runtime {
   logger: Logger;
   limiters: LimiterRegistry;
   client: ApiClient;
-  spentTokens: SpentTokens;
   /** What must outlive a request: in Redis for a fleet, under SVC_STATE_DIR when it must survive a restart, else in memory. */
   state: StateStore;
   taskStore: TaskStore;
@@ -54,7 +52,6 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     logger,
     limiters,
     client,
-    spentTokens: fleet.spentTokens,
     state: fleet.state,
     taskStore: fleet.taskStore,
     runningTasks: new RunningTasks(),
@@ -70,7 +67,6 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
 }
 
 interface SharedState {
-  spentTokens: SpentTokens;
   state: StateStore;
   taskStore: TaskStore;
   close(): void;
@@ -85,7 +81,6 @@ async function localState(config: Config): Promise<SharedState> {
   const taskStore = new InMemoryTaskStore();
   const state = config.confirmSecretGiven || config.auth === 'oauth' ? await openStateDir(config.stateDir) : new MemoryStateStore();
   return {
-    spentTokens: new MemorySpentTokens(),
     state,
     taskStore,
     close() {
@@ -108,16 +103,14 @@ async function openStateDir(dir: string): Promise<StateStore> {
 
 /** With Redis, tasks and spent confirmation tokens are the fleet's, not this process's; loaded only then, like the shared rate budget. */
 async function fleetState(url: string, taskTtlMs: number, logger: Logger): Promise<SharedState> {
-  const [{ connectRedis }, { RedisSpentTokens }, { RedisTaskStore }, { RedisStateStore }] = await Promise.all([
+  const [{ connectRedis }, { RedisTaskStore }, { RedisStateStore }] = await Promise.all([
     import('./fleet/redis.js'),
-    import('./fleet/redis-spent-tokens.js'),
     import('./fleet/redis-task-store.js'),
     import('./fleet/redis-state.js'),
   ]);
   const { client } = connectRedis(url, logger, 'tasks, confirmation tokens, state');
   const taskStore = new RedisTaskStore(client, taskTtlMs);
   return {
-    spentTokens: new RedisSpentTokens(client),
     state: new RedisStateStore(client),
     taskStore,
     close() {

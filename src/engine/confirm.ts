@@ -3,11 +3,9 @@ import type { ConfirmMode } from '../config.js';
 import type { ApiRequest } from '../http/client.js';
 import { encodeQuery } from '../http/client.js';
 import { ApiError, CancelledError } from '../http/errors.js';
-import { scrubSecrets } from '../log.js';
 import { Envelope, showHidden } from './output.js';
-import { maskSecrets } from './secrets.js';
 import type { PreviewContext, ToolContext, ToolDefinition } from './define.js';
-import { checkToken, issueToken, type TokenBinding } from './tokens.js';
+import { checkToken, issueToken, type TokenBinding, type TokenRefusal } from './tokens.js';
 import type { Session, ToolRun } from './types.js';
 
 export function needsConfirmation(tool: ToolDefinition, mode: ConfirmMode): boolean {
@@ -16,10 +14,13 @@ export function needsConfirmation(tool: ToolDefinition, mode: ConfirmMode): bool
   return Boolean(tool.destructive || tool.openWorld);
 }
 
-/** Exactly what will be sent, as the user reads it: method, path with query, and the JSON body. */
+/**
+ * Exactly what will be sent, as the user reads it: method, path with query, and the JSON body,
+ * every value as it is sent (the session's API key is masked later, with the whole result).
+ */
 export function describeRequest(request: Pick<ApiRequest, 'method' | 'path' | 'query' | 'body'>): string {
   const line = `${request.method} ${request.path}${decodeURIComponent(encodeQuery(request.query))}`;
-  return showHidden(request.body === undefined ? line : `${line}\n${JSON.stringify(maskSecrets(request.body), null, 2)}`);
+  return showHidden(request.body === undefined ? line : `${line}\n${JSON.stringify(request.body, null, 2)}`);
 }
 
 export interface Confirmation {
@@ -39,17 +40,18 @@ export function sessionElicits(session: Pick<Session, 'server' | 'options'>): bo
 /**
  * The confirmation gate. Returns a result when nothing may be sent (preview, refusal, decline),
  * or undefined when the request may go. With elicitation the user answers a form; without it a
- * preview returns a token bound to this exact request and key, which sends once.
+ * preview returns a token bound to this exact request and key, which sends once. What the gate
+ * returns shows every value the request sends: only the session's API key is masked in it.
  */
 export async function confirmGate({ run, request, input, context, confirm }: Confirmation): Promise<CallToolResult | undefined> {
-  const { server, options } = run.session;
+  const { server, options, keyRedaction } = run.session;
   const description = describeRequest(request);
   if (sessionElicits(run.session)) {
     const effect = await describeEffect(run.tool, input, context, quoteForUser);
     const answer = await server.elicitInput(
       {
         mode: 'form',
-        message: showHidden(`${run.tool.title}: send this request to the workspace API?\n\n${effectBlock(effect)}Request:\n${description}`),
+        message: keyRedaction.redact(showHidden(`${run.tool.title}: send this request to the workspace API?\n\n${effectBlock(effect)}Request:\n${description}`)),
         requestedSchema: {
           type: 'object',
           properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Yes sends the request exactly as shown.' } },
@@ -69,19 +71,21 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
 
   const now = options.now ?? Date.now;
   const binding: TokenBinding = { tool: run.tool.name, request, apiKey: options.apiKey };
-  let refusal: string | undefined;
+  let refusal: { refused: TokenRefusal; reason: string } | undefined;
   if (typeof confirm === 'string') {
     const check = checkToken(options.config.confirmSecret, confirm, binding, now());
-    if (check.ok && (await options.spentTokens.spend(confirm.trim(), check.expiresAt))) return undefined;
-    refusal = check.ok ? 'it was already used: a token sends its request once.' : check.reason;
+    if (!check.ok) refusal = check;
+    // Spent before anything is sent, durably where the state must survive a restart: a crash
+    // between here and the send loses the write rather than sending it twice.
+    else if (await options.state.claim('spent', check.mac, check.expiresAt)) return undefined;
+    else return spentRefusal(run.tool.name, description);
   }
   const envelope = new Envelope();
   const effect = await describeEffect(run.tool, input, context, envelope.quote);
   const { token, expiresAt } = issueToken(options.config.confirmSecret, binding, now());
   const expiry = new Date(expiresAt).toISOString();
   const message = [
-    'Preview only; nothing was sent.',
-    refusal && `The confirmToken given was refused: ${refusal} This is a fresh preview with a new token.`,
+    refusal ? `The confirmToken given was refused (${refusal.refused}): ${refusal.reason} Nothing was sent; this is a fresh preview with a new token.` : 'Preview only; nothing was sent.',
     confirm === true && '"confirm": true alone sends nothing: it needs the confirmToken of a preview.',
   ]
     .filter(Boolean)
@@ -91,8 +95,19 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
     .filter((line) => line !== false)
     .join('\n');
   return {
-    content: [{ type: 'text', text: scrubSecrets(text) }],
-    structuredContent: { sent: false, message, effect, request: description, confirmToken: token, expiresAt: expiry },
+    ...(refusal && { isError: true }),
+    content: [{ type: 'text', text }],
+    structuredContent: { sent: false, ...(refusal && { refused: refusal.refused }), message, effect, request: description, confirmToken: token, expiresAt: expiry },
+  };
+}
+
+/** A token that already sent its request: refused with no new token, so a retry loop cannot turn into a second write. */
+function spentRefusal(toolName: string, description: string): CallToolResult {
+  const message = `The confirmToken given was refused (spent): it already sent its request, and a token sends once. Nothing was sent this time, and no new token comes with this answer. If the user wants the same change made again, call ${toolName} without "confirm" for a new preview and show it to them.`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${message}\n\nThe token was for:\n${description}` }],
+    structuredContent: { sent: false, refused: 'spent', message, request: description },
   };
 }
 

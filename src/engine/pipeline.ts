@@ -7,37 +7,53 @@ import { errorResult, sentResult, validationResult, type ErrorSetting } from './
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { shapeResult, VIEWS, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
-import { redactSecrets, secretForms, secretsIn } from './secrets.js';
+import { redactSecrets, secretRedaction, secretsIn } from './secrets.js';
 import { SERVER_NAME, type ToolRun } from './types.js';
 
 const ENGINE_FIELDS = ['view', 'confirm'];
 
 const engineOptionsSchema = z.object({
   view: z.enum(VIEWS).optional(),
-  /** A confirmToken from a preview sends; `true` is accepted but only previews. */
-  confirm: z.union([z.boolean(), z.string().trim().min(1, 'must be the confirmToken of a preview')]).optional(),
+  /** A confirmToken from a preview sends, as given: it is not trimmed or otherwise changed; `true` is accepted but only previews. */
+  confirm: z.union([z.boolean(), z.string().min(1, 'must be the confirmToken of a preview')]).optional(),
 });
 
 /**
  * Runs one call: validation, confirmation, the request or handler, shaping. The session's API key
- * and the secrets the caller passed in (data-step headers, tokens) are masked, in every form they
- * can take, wherever they would come back: in data the API echoes, in a preview, in quoted
- * upstream error text, in the text and the structured result alike.
+ * is masked, in every form it can take, wherever it would come back: in data the API echoes, in a
+ * preview, in quoted upstream error text, in the text and the structured result alike. The secrets
+ * the caller passed (data-step headers, tokens) are masked in what the call returns, but not in a
+ * preview: the user must see every value a write sends before saying yes.
  */
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
-  // The raw shape is checked before anything walks the arguments, the secret search included;
-  // then they are coerced once, so the secrets scan and validation see the same arguments.
-  const problems = argumentProblems(run.rawArgs);
-  const args = problems.length ? undefined : (coerceToSchema(run.tool.input, omit(run.rawArgs, ENGINE_FIELDS)) as Record<string, unknown>);
-  const secrets = [...run.session.keyForms, ...(args ? secretsIn(args).flatMap((secret) => secretForms(secret)) : [])];
-  let result = args ? await callTool(run, args) : validationResult(run.tool, problems.join('\n'));
-  result = redactSecrets(result, secrets);
+  const checked = checkedArguments(run.tool, run.rawArgs);
+  const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
+  const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
+  const result = redactSecrets(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }
 
-async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<CallToolResult> {
+type CheckedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };
+
+/**
+ * The arguments checked for their shape (prototype names, depth, size) before anything walks them,
+ * then coerced to the tool's schema and checked again: coercion parses objects sent as JSON text,
+ * and what it parses may be as deep or as hostile as any other argument (a 10,000-deep object in a
+ * JSON string overflowed the stack of the secrets scan). Coercion follows the schema, not the
+ * value, so it is safe on any input; the walks stop at the depth limit.
+ */
+function checkedArguments(tool: ToolDefinition, rawArgs: Record<string, unknown>): CheckedArguments {
+  const problems = argumentProblems(rawArgs);
+  if (problems.length) return { ok: false, message: problems.join('\n') };
+  const args = coerceToSchema(tool.input, omit(rawArgs, ENGINE_FIELDS)) as Record<string, unknown>;
+  const parsed = argumentProblems(args);
+  return parsed.length ? { ok: false, message: parsed.join('\n') } : { ok: true, args };
+}
+
+/** A result, and whether it is the confirmation gate's (a preview, a refusal or a decline), which shows what the caller passed. */
+async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ result: CallToolResult; preview: boolean }> {
   const { tool, signal } = run;
   const { config } = run.session.options;
   /**
@@ -47,9 +63,9 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<Ca
   let answered: number | undefined;
   try {
     const engineArgs = engineOptions(run.rawArgs);
-    if (!engineArgs.success) return validationResult(tool, formatIssues(engineArgs.error.issues));
+    if (!engineArgs.success) return { result: validationResult(tool, formatIssues(engineArgs.error.issues)), preview: false };
     const parsed = validateCoerced(tool, args, config);
-    if (!parsed.ok) return validationResult(tool, parsed.message);
+    if (!parsed.ok) return { result: validationResult(tool, parsed.message), preview: false };
     const input = parsed.value;
     const view: View = engineArgs.data.view ?? 'compact';
     const context = toolContext(run);
@@ -63,7 +79,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<Ca
       // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
       if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
-        if (decision) return decision;
+        if (decision) return { result: decision, preview: true };
       }
       data = await run.session.api.request(request);
       if (tool.after) data = await tool.after(data, input, context);
@@ -71,16 +87,17 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<Ca
       data = await tool.handler(input, context);
     }
     if (tool.transform) data = tool.transform(data, input);
-    return shapeResult(data, {
+    const result = shapeResult(data, {
       view,
       list: tool.list,
       text: tool.text,
       heading: doneLine(tool, data, input),
       capChars: config.maxResultTokens * 4,
     });
+    return { result, preview: false };
   } catch (error) {
     const setting: ErrorSetting = { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && run.session.options.apiKey !== config.apiKey ? 'client' : 'environment' };
-    return answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting);
+    return { result: answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting), preview: false };
   }
 }
 
@@ -96,14 +113,13 @@ function doneLine(tool: ToolDefinition, data: unknown, input: Record<string, unk
 type Validation = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
 /**
- * Checks the arguments against the tool's schema. The raw shape is checked first (prototype
- * names, depth, size), so coercion and the validator only ever see bounded input. Relative times
+ * Checks the arguments against the tool's schema. Their shape is checked first (prototype names,
+ * depth, size), so the validator only ever sees bounded input. Relative times
  * and defaulted windows of one call resolve against one instant, so `since: "90d"` is exactly 90 days.
  */
 export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
-  const problems = argumentProblems(rawArgs);
-  if (problems.length) return { ok: false, message: problems.join('\n') };
-  return validateCoerced(tool, coerceToSchema(tool.input, rawArgs) as Record<string, unknown>, config, now);
+  const checked = checkedArguments(tool, rawArgs);
+  return checked.ok ? validateCoerced(tool, checked.args, config, now) : checked;
 }
 
 function validateCoerced(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hashKey } from '../http/limiter.js';
+import { holdLiveKey, type Logger } from '../log.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -10,7 +11,7 @@ import { isRecord } from './output.js';
 import { sessionElicits } from './confirm.js';
 import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
-import { secretForms } from './secrets.js';
+import { keyRedaction, redactSecrets, type Redaction } from './secrets.js';
 import { registerPrompts } from './prompts.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
@@ -44,7 +45,14 @@ export function createMcpServer(options: EngineOptions): McpServer {
     server: server.server,
     toolsByName: surface.toolsByName,
     catalogByName: surface.catalogByName,
-    keyForms: secretForms(options.apiKey, { apiKey: true }),
+    keyRedaction: keyRedaction(options.apiKey),
+  };
+  // Log lines are scrubbed of this key in every form while the session lives.
+  const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);
+  const close = server.close.bind(server);
+  server.close = async () => {
+    releaseKey();
+    await close();
   };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
   const gateway = hasGateway(config);
@@ -81,25 +89,31 @@ export function createMcpServer(options: EngineOptions): McpServer {
   registerResources(server, catalog, config, session.toolsByName, execute);
   registerViews(server, surface.listed);
   registerPrompts(server, catalog, session.toolsByName);
-  guardConstructorArguments(server);
+  guardRawArguments(server, session.keyRedaction, options.logger);
   return server;
 }
 
 /**
- * The SDK's own tools/call schema (zod 4 records) cannot take arguments with a top-level
- * `constructor` field: it refuses some with a raw schema dump and throws on others
- * (`"constructor": null`), before any handler runs. Such a call is answered here as the pipeline
- * answers every refusal: a tool error naming the field, nothing sent.
+ * Arguments are checked as they arrived, before the SDK's own tools/call schema (zod 4 records)
+ * parses them: that parse copies each field into a new object, so a `"__proto__"` field (an own
+ * key after JSON.parse) becomes the copy's prototype, invisible to every later check and read
+ * through by the tool's schema; a top-level `constructor` field is refused with a raw schema dump
+ * or throws (`"constructor": null`). A call whose raw arguments break a shape rule (prototype
+ * names at any depth, nesting, size) is answered here as the pipeline answers every refusal: a
+ * tool error naming the field, nothing sent.
  */
-function guardConstructorArguments(server: McpServer): void {
+function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logger): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
     await connect(transport);
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
-      if (params && isRecord(params.arguments) && Object.hasOwn(params.arguments, 'constructor')) {
-        const refusal = validationResult({ name: String(params.name) }, argumentProblems(params.arguments).join('\n'));
+      const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];
+      if (params && problems.length) {
+        const tool = String(params.name);
+        const refusal = redactSecrets(validationResult({ name: tool }, problems.join('\n')), [redaction]);
+        logger.info({ tool, ms: 0, isError: true }, 'tool call');
         void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
         return;
       }

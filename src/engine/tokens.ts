@@ -11,7 +11,13 @@ export interface TokenBinding {
   apiKey: string;
 }
 
-export type TokenCheck = { ok: true; expiresAt: number } | { ok: false; reason: string };
+/** Why a token was refused: the words `structuredContent.refused` carries. */
+export type TokenRefusal = 'spent' | 'mismatch' | 'expired' | 'invalid';
+
+/** An accepted token carries its MAC, the one id its spending is recorded under. */
+export type TokenCheck = { ok: true; mac: string; expiresAt: number } | { ok: false; refused: Exclude<TokenRefusal, 'spent'>; reason: string };
+
+const TOKEN_SHAPE = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{11})\.([A-Za-z0-9_-]{43})$/;
 
 /**
  * `<expiry, base 36>.<nonce>.<HMAC-SHA256, base64url>`. The expiry travels in clear so it can be
@@ -21,23 +27,39 @@ export type TokenCheck = { ok: true; expiresAt: number } | { ok: false; reason: 
 export function issueToken(secret: string, binding: TokenBinding, now: number): { token: string; expiresAt: number } {
   const expiresAt = now + TOKEN_LIFETIME_MS;
   const nonce = randomBytes(8).toString('base64url');
-  return { token: `${expiresAt.toString(36)}.${nonce}.${mac(secret, binding, expiresAt, nonce)}`, expiresAt };
+  return { token: formatToken(expiresAt, nonce, mac(secret, binding, expiresAt, nonce)), expiresAt };
 }
 
+function formatToken(expiresAt: number, nonce: string, tokenMac: string): string {
+  return `${expiresAt.toString(36)}.${nonce}.${tokenMac}`;
+}
+
+/**
+ * A token is accepted only in the exact text the server issued: its parts are decoded and encoded
+ * again, and anything else (leading zeros, another case, other base64 characters for the same
+ * bytes, surrounding space) is refused as not a token, so one token cannot pass as several.
+ */
 export function checkToken(secret: string, token: string, binding: TokenBinding, now: number): TokenCheck {
-  const match = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{11})\.([A-Za-z0-9_-]{43})$/.exec(token.trim());
-  if (!match) return { ok: false, reason: 'it is not a confirmToken from a preview of this server.' };
-  const expiresAt = parseInt(match[1], 36);
+  const match = TOKEN_SHAPE.exec(token);
+  const expiresAt = match ? parseInt(match[1], 36) : NaN;
+  const canonical =
+    match && Number.isSafeInteger(expiresAt) && formatToken(expiresAt, reencoded(match[2]), reencoded(match[3])) === token;
+  if (!match || !canonical) return { ok: false, refused: 'invalid', reason: 'it is not a confirmToken as a preview of this server gave it (the exact text, nothing added or changed).' };
   const expected = Buffer.from(mac(secret, binding, expiresAt, match[2]));
-  const given = Buffer.from(match[3]);
-  if (!timingSafeEqual(expected, given)) {
+  if (!timingSafeEqual(expected, Buffer.from(match[3]))) {
     return {
       ok: false,
+      refused: 'mismatch',
       reason: 'it was issued for a different request (other arguments or another tool) or another API key, or by a server with another SVC_CONFIRM_SECRET.',
     };
   }
-  if (expiresAt <= now) return { ok: false, reason: `it expired at ${new Date(expiresAt).toISOString()}.` };
-  return { ok: true, expiresAt };
+  if (expiresAt <= now) return { ok: false, refused: 'expired', reason: `it expired at ${new Date(expiresAt).toISOString()}.` };
+  return { ok: true, mac: match[3], expiresAt };
+}
+
+/** base64url text decoded and encoded again: equal to the input only if the input is the one encoding of its bytes. */
+function reencoded(base64url: string): string {
+  return Buffer.from(base64url, 'base64url').toString('base64url');
 }
 
 function mac(secret: string, binding: TokenBinding, expiresAt: number, nonce: string): string {

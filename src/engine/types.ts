@@ -6,7 +6,8 @@ import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { ToolDefinition, ToolGroup } from './define.js';
-import type { SpentTokens } from './spent-tokens.js';
+import type { StateStore } from '../state/store.js';
+import type { Redaction } from './secrets.js';
 import type { RunningTasks } from './tasks.js';
 
 import packageJson from '../../package.json' with { type: 'json' };
@@ -35,8 +36,8 @@ export interface EngineOptions {
   apiKey: string;
   /** Stateless HTTP cannot hold an elicitation round trip open: confirmation falls back to a preview. */
   elicitationAllowed?: boolean;
-  /** Where confirmation tokens are recorded as spent (per process, or Redis for a fleet). */
-  spentTokens: SpentTokens;
+  /** Where confirmation tokens are recorded as spent (`spent`, by MAC): memory, SVC_STATE_DIR or Redis, as the runtime chose. */
+  state: StateStore;
   /**
    * Where MCP tasks live (per process, or Redis so that any node of a fleet serves them); shared by
    * every session. `null`: no store a later request could reach (stateless HTTP without Redis, where the next
@@ -60,8 +61,8 @@ export interface Session {
   toolsByName: ReadonlyMap<string, ToolDefinition>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: ReadonlyMap<string, ToolDefinition>;
-  /** Every form of the session's API key that a result must not show (`secretForms`). */
-  keyForms: readonly string[];
+  /** Finds and masks the session's API key in every form a result, preview or log line must not show (`keyRedaction`). */
+  keyRedaction: Redaction;
 }
 
 /** One tool call in flight. */

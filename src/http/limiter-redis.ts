@@ -261,7 +261,8 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
     // Held slots are not released early: Redis lets them expire, so a stopping process never lets
     // the rest of the fleet exceed the window.
     await withTimeout(this.cluster.stop({ dropWaitingJobs: true }).catch(() => undefined), 1000);
-    await withTimeout(this.cluster.disconnect().catch(() => undefined), 1000);
+    // A Group on a shared connection answers disconnect() with undefined, not a promise.
+    await withTimeout(Promise.resolve(this.cluster.disconnect()).catch(() => undefined), 1000);
     await this.fallback?.stop();
   }
 }

@@ -4,7 +4,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT } from '../support/paths.js';
-import { maskSecrets } from '../../src/engine/secrets.js';
 
 /** Colour only for a person at a terminal: plain text when piped, redirected, or NO_COLOR is set. */
 const colour = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
@@ -12,6 +11,10 @@ const paint = (code: string) => (text: string) => (colour ? `\x1b[${code}m${text
 export const dim = paint('2');
 export const bold = paint('1');
 const cyan = paint('36');
+
+function isHidden(value: unknown): value is { hide: true; value: unknown } {
+  return typeof value === 'object' && value !== null && (value as { hide?: unknown }).hide === true;
+}
 
 /** The installed program, as a client launches it: the package's own `svc-mcp` bin, built by `npm install`. */
 function builtBinary(): string {
@@ -62,17 +65,17 @@ export class DemoSession {
     console.log(`   ${text}`);
   }
 
-  /** Calls a tool, prints the call and the first lines of its text, and returns the structured result. */
-  async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}, maxLines = 14): Promise<T> {
+  /** Calls a tool, prints the call and the first lines of its text, and returns the structured result; `refusal`: the call must be refused. */
+  async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}, maxLines = 14, outcome: 'success' | 'refusal' = 'success'): Promise<T> {
     // The demo plays the assistant: it never prints a secret it passes, just as the server never shows one back.
-    console.log(cyan(`→ ${name} ${JSON.stringify(maskSecrets(args))}`));
+    console.log(cyan(`→ ${name} ${JSON.stringify(args, (_, value: unknown) => (isHidden(value) ? { ...value, value: '********' } : value))}`));
     const result = (await this.client.callTool({ name, arguments: args }, undefined, {
       onprogress: (update) => console.log(dim(`   … ${update.message ?? `${update.progress}/${update.total ?? '?'}`}`)),
       timeout: 120_000,
     })) as CallToolResult;
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     this.show(result.isError ? '✖' : '←', text, maxLines);
-    if (result.isError) throw new Error(`${name} failed: ${text}`);
+    if (Boolean(result.isError) !== (outcome === 'refusal')) throw new Error(`${name} ${result.isError ? 'failed' : 'was not refused'}: ${text}`);
     return result.structuredContent as T;
   }
 

@@ -30,7 +30,7 @@ export async function tokenStory(demo: DemoSession): Promise<void> {
   demo.step('The user agreed: the same call with the preview\'s token sends it');
   await demo.call('give_feedback', { ...args, confirm: preview.confirmToken }, 4);
 
-  demo.step('The token was spent: using it again sends nothing and gives a fresh preview');
-  const again = await demo.call<Preview>('give_feedback', { ...args, confirm: preview.confirmToken }, 3);
-  if (again.sent !== false) throw new Error('a spent token must not send twice');
+  demo.step('The token was spent: using it again is refused, sends nothing and brings no new token');
+  const again = await demo.call<Preview & { refused?: string }>('give_feedback', { ...args, confirm: preview.confirmToken }, 3, 'refusal');
+  if (again.sent !== false || again.refused !== 'spent' || again.confirmToken) throw new Error('a spent token must not send twice');
 }

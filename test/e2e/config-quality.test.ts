@@ -26,9 +26,12 @@ const ownTools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [
 const conv = (n: number) => seedId('conversation', 'a', n);
 const botEvent = (n: number) => `e0000000-000a-4000-8${String(n).padStart(3, '0')}-000000000002`;
 
+/** Previews, kept apart: they show the caller's own values, since what a preview shows is what is sent (design 10.4). */
+const previews: string[] = [];
+
 async function call(connection: Connection, name: string, args: Record<string, unknown> = {}) {
   const result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-  results.push(JSON.stringify(result));
+  ((result.structuredContent as { sent?: unknown } | undefined)?.sent === false ? previews : results).push(JSON.stringify(result));
   return result;
 }
 
@@ -374,7 +377,7 @@ describe('wait_for_refine_session', () => {
 });
 
 describe('confirmation under SVC_CONFIRM=destructive', () => {
-  it('previews outbound tools (execute runs, data step tests) without sending or showing secrets; plain writes go straight through', async () => {
+  it('previews outbound tools (execute runs, data step tests) without sending, showing every value but the API key; plain writes go straight through', async () => {
     guarded = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'destructive' }) });
     const preview = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute' });
     expect(preview.isError).toBeFalsy();
@@ -385,8 +388,9 @@ describe('confirmation under SVC_CONFIRM=destructive', () => {
       url: `${sandbox.url}/__sandbox/mock/echo`, headers: { Authorization: `Bearer ${SECRET_PLAIN}`, 'X-Key': { hide: true, value: SECRET_WRAPPED } },
     });
     expect(textOf(secretPreview)).toContain('nothing was sent');
-    expect(JSON.stringify(secretPreview)).not.toContain(SECRET_PLAIN);
-    expect(JSON.stringify(secretPreview)).not.toContain(SECRET_WRAPPED);
+    expect(textOf(secretPreview)).toContain(`"Authorization": "Bearer ${SECRET_PLAIN}"`);
+    expect(textOf(secretPreview)).toContain(`"value": "${SECRET_WRAPPED}"`);
+    expect(JSON.stringify(secretPreview)).not.toContain(sandbox.keys.admin);
     expect(apiRequests(sandbox)).toHaveLength(0);
 
     const { confirmToken } = preview.structuredContent as { confirmToken: string };
@@ -425,10 +429,11 @@ describe('resources and prompts', () => {
 });
 
 describe('secrets never leave', () => {
-  it('shows no secret in any result, preview or log line', () => {
+  it('shows no secret in any result or log line, and no API key in a preview either', () => {
     const everything = results.join('\n') + server.stderr() + (guarded?.stderr() ?? '');
     expect(server.stderr()).toContain('tool call');
     for (const secret of [SECRET_WRAPPED, SECRET_PLAIN, MOCK_STORE_TOKEN, ...Object.values(sandbox.keys)]) expect(everything).not.toContain(secret);
+    for (const key of [MOCK_STORE_TOKEN, ...Object.values(sandbox.keys)]) expect(previews.join('\n')).not.toContain(key);
   });
 });
 

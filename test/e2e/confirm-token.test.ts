@@ -40,6 +40,20 @@ function previewOf(result: CallToolResult): Preview {
   return preview;
 }
 
+/** A refused token: an error whose structured result names the reason; every reason but `spent` comes with a fresh preview. */
+function refusalOf(result: CallToolResult, refused: 'spent' | 'mismatch' | 'expired' | 'invalid'): Preview & { refused: string } {
+  expect(result.isError).toBe(true);
+  const refusal = result.structuredContent as unknown as Preview & { refused: string };
+  expect(refusal).toMatchObject({ sent: false, refused });
+  if (refused === 'spent') {
+    expect(refusal).not.toHaveProperty('confirmToken');
+    expect(textOf(result)).not.toContain('"confirm": "');
+  } else {
+    expect(refusal.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{11}\.[\w-]{43}$/);
+  }
+  return refusal;
+}
+
 /** Requests that change something: every API request except the reads a preview makes. */
 function writes() {
   return apiRequests(sandbox)
@@ -82,7 +96,7 @@ describe('confirmation by token (no elicitation)', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('sends with the preview\'s token exactly once; the second use is refused with a fresh preview', async () => {
+  it('sends with the preview\'s token exactly once; the second use is refused as spent, with no new token', async () => {
     const args = { articleId: sandbox.seed.articles.expressDelivery, title: 'Express delivery (next day)' };
     const first = previewOf(await call(admin, 'update_article', args));
     expect(writes()).toEqual([]);
@@ -94,32 +108,41 @@ describe('confirmation by token (no elicitation)', () => {
     expect(writes()).toEqual([`PUT /v2/hc-articles/${args.articleId}/public`]);
 
     sandbox.clearRequests();
-    const again = await call(admin, 'update_article', { ...args, confirm: first.confirmToken });
-    const fresh = previewOf(again);
-    expect(fresh.message).toContain('already used');
-    expect(fresh.confirmToken).not.toBe(first.confirmToken);
+    const again = refusalOf(await call(admin, 'update_article', { ...args, confirm: first.confirmToken }), 'spent');
+    expect(again.message).toContain('already sent its request');
     expect(writes()).toEqual([]);
   });
 
-  it('refuses a token with changed arguments and sends nothing', async () => {
+  it('refuses a token with changed arguments and sends nothing; the token still sends its own request', async () => {
     const articleId = sandbox.seed.articles.orderTracking;
     const preview = previewOf(await call(admin, 'update_article', { articleId, title: 'Tracking your order' }));
-    const changed = await call(admin, 'update_article', { articleId, title: 'Something else', confirm: preview.confirmToken });
-    const refused = previewOf(changed);
+    const refused = refusalOf(await call(admin, 'update_article', { articleId, title: 'Something else', confirm: preview.confirmToken }), 'mismatch');
     expect(refused.message).toContain('issued for a different request');
     expect(refused.request).toContain('"title": "Something else"');
+    expect(refused.confirmToken).not.toBe(preview.confirmToken);
     expect(writes()).toEqual([]);
     // The same token on another tool with the same path fails the same way.
-    const otherTool = previewOf(await call(admin, 'delete_article', { articleId, confirm: preview.confirmToken }));
+    const otherTool = refusalOf(await call(admin, 'delete_article', { articleId, confirm: preview.confirmToken }), 'mismatch');
     expect(otherTool.message).toContain('issued for a different request');
     expect(writes()).toEqual([]);
+    // Only a send spends a token: after the refusals it sends what it was issued for.
+    expect((await call(admin, 'update_article', { articleId, title: 'Tracking your order', confirm: preview.confirmToken })).isError).toBeFalsy();
+    expect(writes()).toEqual([`PUT /v2/hc-articles/${articleId}/public`]);
   });
 
   it('refuses a token issued for another API key', async () => {
     const args = { interactionId: 'conv-another-key' };
     const preview = previewOf(await call(admin, 'delete_conversation', args));
-    const refused = previewOf(await call(otherKey, 'delete_conversation', { ...args, confirm: preview.confirmToken }));
+    const refused = refusalOf(await call(otherKey, 'delete_conversation', { ...args, confirm: preview.confirmToken }), 'mismatch');
     expect(refused.message).toContain('another API key');
+    expect(writes()).toEqual([]);
+  });
+
+  it('refuses what is not a token, a string "true" included, as invalid', async () => {
+    const args = { interactionId: 'conv-not-a-token' };
+    for (const confirm of ['true', 'yes', ' ', 'x.y.z']) {
+      refusalOf(await call(admin, 'delete_conversation', { ...args, confirm }), 'invalid');
+    }
     expect(writes()).toEqual([]);
   });
 
@@ -239,12 +262,12 @@ describe('token expiry (clock injected)', () => {
     await runtime?.close();
   });
 
-  it('refuses a token past its expiry with a fresh preview, and accepts one just before it', async () => {
+  it('refuses a token past its expiry with a fresh preview, accepts one just before it, and refuses it once spent', async () => {
     const args = { interactionId: 'conv-expiry' };
     const old = previewOf(await call(client, 'delete_conversation', args));
     expect(Date.parse(old.expiresAt) - now).toBe(10 * 60_000);
     now += 10 * 60_000 + 1;
-    const expired = previewOf(await call(client, 'delete_conversation', { ...args, confirm: old.confirmToken }));
+    const expired = refusalOf(await call(client, 'delete_conversation', { ...args, confirm: old.confirmToken }), 'expired');
     expect(expired.message).toContain(`expired at ${old.expiresAt}`);
     expect(writes()).toEqual([]);
 
@@ -254,10 +277,8 @@ describe('token expiry (clock injected)', () => {
     expect(sent.structuredContent).toMatchObject({ success: true });
     expect(writes()).toEqual(['DELETE /v2/hc-interactions/conv-expiry/public']);
 
-    // With the clock standing still, the fresh preview after a spent token still carries a new one.
-    const reused = previewOf(await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken }));
-    expect(reused.message).toContain('already used');
-    expect(reused.confirmToken).not.toBe(current.confirmToken);
+    // A spent token brings no new one, with the clock standing still or not.
+    refusalOf(await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken }), 'spent');
     expect(writes()).toHaveLength(1);
   });
 });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { MAX_TASK_TTL_MS, RedisTaskStore } from '../../src/fleet/redis-task-store.js';
-import { RedisSpentTokens } from '../../src/fleet/redis-spent-tokens.js';
+import { RedisStateStore } from '../../src/fleet/redis-state.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 
 const REQUEST = { method: 'tools/call', params: { name: 'wait_for_sources' } };
 const RESULT = { content: [{ type: 'text', text: 'done' }] };
 
-describe.runIf(runRedisTests())('tasks and spent tokens shared through Redis', () => {
+describe.runIf(runRedisTests())('tasks and state shared through Redis', () => {
   let redis: RedisServer;
   let connections: Redis[];
   /** Two nodes: each its own connection and store, as two processes would have. */
@@ -93,15 +93,16 @@ describe.runIf(runRedisTests())('tasks and spent tokens shared through Redis', (
     expect(await connections[2].pttl(`svc-mcp:task:${task.taskId}`)).toBeGreaterThan(MAX_TASK_TTL_MS - 10_000);
   });
 
-  it('a confirmation token is spent once across nodes, by digest', async () => {
+  it('a confirmation token is spent once across nodes, stored by digest', async () => {
     const now = Date.now();
-    const first = new RedisSpentTokens(connections[0]);
-    const second = new RedisSpentTokens(connections[1]);
-    expect(await first.spend('token-one', now + 60_000)).toBe(true);
-    expect(await second.spend('token-one', now + 60_000)).toBe(false);
-    expect(await second.spend('token-two', now + 60_000)).toBe(true);
+    const first = new RedisStateStore(connections[0]);
+    const second = new RedisStateStore(connections[1]);
+    expect(await first.claim('spent', 'mac-one', now + 60_000)).toBe(true);
+    expect(await second.claim('spent', 'mac-one', now + 60_000)).toBe(false);
+    expect(await second.claim('spent', 'mac-two', now + 60_000)).toBe(true);
     const keys = await connections[2].keys('svc-mcp:spent:*');
-    expect(keys.join(' ')).not.toContain('token-one');
+    expect(keys).toHaveLength(2);
+    expect(keys.join(' ')).not.toContain('mac-one');
     expect(await connections[2].pttl(keys[0])).toBeGreaterThan(50_000);
   });
 });

@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/config.js';
 import { ARGUMENT_LIMITS } from '../../src/engine/inputs.js';
+import { createLogger } from '../../src/log.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { stdioServer } from '../../src/transports/stdio.js';
+import { apiRequests, withSandbox } from '../support/harness.js';
+import { TEST_STATE_DIR } from '../support/paths.js';
 import { validateInput } from '../../src/engine/pipeline.js';
 import { buildRequest } from '../../src/engine/request.js';
 import { ToolFailure } from '../../src/engine/errors.js';
@@ -77,5 +87,82 @@ describe('ids (finding 8)', () => {
   it('refuses them also where a composite tool fills a path from API data', () => {
     expect(() => buildRequest(tool('get_source'), { sourceId: '..' })).toThrow(ToolFailure);
     expect(() => buildRequest(tool('get_source'), { sourceId: '..' })).toThrow(/sourceId: must not be "\.\."/);
+  });
+});
+
+/**
+ * Raw JSON-RPC text, parsed as a transport parses a line: `"__proto__"` is then an own field, which
+ * the SDK's own parse of tools/call would turn into a prototype (finding: accepted and sent).
+ */
+describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () => {
+  let sandbox: Sandbox;
+  let runtime: Runtime;
+  let send: (text: string) => Promise<{ isError?: boolean; text: string }>;
+
+  beforeAll(async () => {
+    sandbox = await withSandbox();
+    runtime = await createRuntime(loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_STATE_DIR: TEST_STATE_DIR, SVC_CONFIRM: 'none' }), createLogger('silent'));
+    const server = stdioServer(runtime);
+    const [client, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const waiting = new Map<number, (message: JSONRPCMessage) => void>();
+    client.onmessage = (message) => {
+      if ('id' in message) waiting.get(Number(message.id))?.(message);
+    };
+    await client.start();
+    let id = 0;
+    const request = (text: string) =>
+      new Promise<JSONRPCMessage>((resolve) => {
+        const message = JSON.parse(text.replace('"id":0', `"id":${++id}`)) as JSONRPCMessage;
+        waiting.set(id, resolve);
+        void client.send(message);
+      });
+    await request('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
+    await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send = async (text) => {
+      const answer = (await request(text)) as { result?: { isError?: boolean; content: Array<{ text: string }> }; error?: { message: string } };
+      return { isError: answer.result?.isError, text: answer.result?.content[0].text ?? `JSON-RPC error: ${answer.error?.message}` };
+    };
+  });
+
+  afterAll(async () => {
+    await runtime?.close();
+    await sandbox?.close();
+  });
+
+  const call = (tool: string, argumentsJson: string) => send(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"${tool}","arguments":${argumentsJson}}}`);
+
+  it('refuses "__proto__" as a field at any depth, naming it, and sends nothing', async () => {
+    const name = fc.stringMatching(/^[a-z]{1,6}$/);
+    await fc.assert(
+      fc.asyncProperty(fc.array(name, { maxLength: 4 }), fc.constantFrom('list_conversations', 'create_tag', 'create_folder'), async (path, tool) => {
+        sandbox.clearRequests();
+        const own = tool === 'create_tag' ? '"tagGroupId":"g","tagName":"t",' : tool === 'create_folder' ? '"name":"n",' : '';
+        let value = '{"__proto__":{"limit":3,"tagName":"x"}}';
+        for (const field of path.slice(1).reverse()) value = `{"${field}":${value}}`;
+        const inner = path.length ? `{${own}"${path[0]}":${value}}` : `{${own}${value.slice(1, -1)}}`;
+        const answer = await call(tool, inner);
+        expect(answer.isError, inner).toBe(true);
+        expect(answer.text).toContain(`${[...path, '__proto__'].join('.')}: "__proto__" is not allowed as a field name`);
+        expect(apiRequests(sandbox)).toEqual([]);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('answers over-deep objects sent as JSON text with the depth rule, not a stack overflow', async () => {
+    let deep = '1';
+    for (let level = 0; level < 20_000; level++) deep = `{"a":${deep}}`;
+    for (const [tool, args] of [
+      ['generate_answer', { content: 'hi', botId: 'b', metadata: deep }],
+      ['add_data_step', { toolId: 't', url: 'https://api.example.com/x', body: deep }],
+      ['generate_answer', { content: 'hi', botId: 'b', metadata: '{"__proto__":{"channel":"x"}}' }],
+    ] as const) {
+      const answer = await call(tool, JSON.stringify(args));
+      expect(answer.isError, answer.text.slice(0, 300)).toBe(true);
+      expect(answer.text).toMatch(/^Invalid input for \w+; nothing was sent\.\n- (metadata|body)/);
+      expect(answer.text).not.toContain('call stack');
+    }
+    expect(apiRequests(sandbox)).toEqual([]);
   });
 });

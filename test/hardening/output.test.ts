@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describeRequest } from '../../src/engine/confirm.js';
 import { shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
+import { keyRedaction, redactSecrets, secretRedaction } from '../../src/engine/secrets.js';
 import { apiRequests, connect, sandboxEnv, textOf as textOfResult, withSandbox } from '../support/harness.js';
-import { redactSecrets, secretForms } from '../../src/engine/secrets.js';
 import { scrubSecrets } from '../../src/log.js';
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
@@ -170,12 +170,12 @@ describe('the result cap (finding 7)', () => {
 
 describe('secret redaction (finding 3)', () => {
   const key = 'svc_0123456789abcdef0123456789abcdef';
-  const secrets = secretForms(key, { apiKey: true });
+  const secrets = keyRedaction(key);
   it('masks the key in every form in the text and the structured result alike, field names included', () => {
     const forms = [key, key.toUpperCase(), key.slice(4), key.slice(4).toUpperCase(), encodeURIComponent(key), 'svc%5F0123456789abcdef0123456789abcdef', `Bearer ${key}`];
     const result = redactSecrets(
       { content: [{ type: 'text', text: forms.join(' | ') }], structuredContent: { forms, nested: { [key]: { url: `https://x/?k=${encodeURIComponent(key)}` } } } },
-      secrets,
+      [secrets],
     );
     const all = JSON.stringify(result);
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
@@ -184,15 +184,12 @@ describe('secret redaction (finding 3)', () => {
   it('masks a key that only the structured result holds (a field the text leaves out as empty)', () => {
     const shaped = shapeResult({ rows: [{ id: 'a', [key]: null, note: [] }], echoed: { [encodeURIComponent(key)]: {} } }, { ...full, list });
     expect(textOf(shaped)).not.toContain(key);
-    const all = JSON.stringify(redactSecrets(shaped, secrets));
+    const all = JSON.stringify(redactSecrets(shaped, [secrets]));
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
   it('masks every secret the caller passed in, in any case', () => {
-    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [
-      ...secretForms('hunter2-secret'),
-      ...secretForms('hunter2-secret/?&'),
-    ]);
+    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!]);
     expect(JSON.stringify(result).toLowerCase()).not.toContain('hunter2');
   });
   it('scrubs prefixed keys from log text in any case and URL-encoded', () => {

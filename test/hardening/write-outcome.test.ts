@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { defineTool, type ToolDefinition } from '../../src/engine/define.js';
 import { runTool } from '../../src/engine/pipeline.js';
-import { secretForms } from '../../src/engine/secrets.js';
+import { keyRedaction } from '../../src/engine/secrets.js';
 import { NO_ORIGIN, type Session } from '../../src/engine/types.js';
 import type { ApiRequest } from '../../src/http/client.js';
 import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/http/errors.js';
@@ -24,7 +24,7 @@ function sessionAnswering(respond: (request: ApiRequest) => unknown): Session {
     server: { sendLoggingMessage: async () => undefined } as unknown as Session['server'],
     toolsByName: new Map(),
     catalogByName: new Map(),
-    keyForms: secretForms(KEY, { apiKey: true }),
+    keyRedaction: keyRedaction(KEY),
   };
 }
 

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, checkToken, issueToken, TOKEN_LIFETIME_MS, type TokenBinding } from '../../src/engine/tokens.js';
+import { applyVariant, variantRecipe } from '../support/token-variants.js';
 
 const binding: TokenBinding = {
   tool: 'update_article',
@@ -13,7 +15,7 @@ describe('confirmation tokens', () => {
     const { token, expiresAt } = issueToken('secret', binding, NOW);
     expect(expiresAt).toBe(NOW + TOKEN_LIFETIME_MS);
     const reordered = { ...binding, request: { ...binding.request, body: { questions: ['a', 'b'], title: 'New' } } };
-    expect(checkToken('secret', token, reordered, NOW)).toEqual({ ok: true, expiresAt });
+    expect(checkToken('secret', token, reordered, NOW)).toEqual({ ok: true, expiresAt, mac: token.split('.')[2] });
     expect(canonicalJson({ b: 1, a: [undefined, { d: undefined, c: 2 }] })).toBe('{"a":[null,{"c":2}],"b":1}');
   });
 
@@ -27,13 +29,25 @@ describe('confirmation tokens', () => {
     expect(accepted(token, {}, 'another secret')).toBe(false);
     const [expiry, ...rest] = token.split('.');
     expect(accepted([(parseInt(expiry, 36) + 3_600_000).toString(36), ...rest].join('.'))).toBe(false);
-    expect(checkToken('secret', 'true', binding, NOW)).toMatchObject({ ok: false, reason: expect.stringContaining('not a confirmToken') });
+    expect(checkToken('secret', 'true', binding, NOW)).toMatchObject({ ok: false, refused: 'invalid', reason: expect.stringContaining('not a confirmToken') });
+    expect(checkToken('secret', token, { ...binding, tool: 'delete_article' }, NOW)).toMatchObject({ ok: false, refused: 'mismatch' });
+  });
+
+  it('accept a token only in the exact text issued: no re-encoding of any part passes (finding: one token, five writes)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: NOW - 1000 * TOKEN_LIFETIME_MS, max: NOW }), variantRecipe, (issuedAt, recipe) => {
+        const { token } = issueToken('secret', binding, issuedAt);
+        const variant = applyVariant(recipe, token);
+        return variant !== token && checkToken('secret', token, binding, issuedAt).ok && !checkToken('secret', variant, binding, issuedAt).ok;
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('expire after the lifetime, and differ on every issue', () => {
     const first = issueToken('secret', binding, NOW);
     expect(checkToken('secret', first.token, binding, first.expiresAt - 1).ok).toBe(true);
-    expect(checkToken('secret', first.token, binding, first.expiresAt)).toMatchObject({ ok: false, reason: expect.stringContaining('expired at') });
+    expect(checkToken('secret', first.token, binding, first.expiresAt)).toMatchObject({ ok: false, refused: 'expired', reason: expect.stringContaining('expired at') });
     expect(issueToken('secret', binding, NOW).token).not.toBe(first.token);
   });
 });

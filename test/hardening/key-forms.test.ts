@@ -1,0 +1,135 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { keyRedaction } from '../../src/engine/secrets.js';
+import { createLogger, holdLiveKey } from '../../src/log.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { connect, sandboxEnv, textOf, withSandbox } from '../support/harness.js';
+
+/**
+ * The key never comes back (design 10.2) in any form the server can compute from it. The forms
+ * are made here, independently of the server's own list, from the key alone.
+ */
+function keyForms(key: string): Array<[string, string]> {
+  const bare = key.slice(4);
+  const percent = (text: string, upper: boolean, every = 1) =>
+    [...text].map((char, index) => (index % every === 0 ? `%${char.charCodeAt(0).toString(16).padStart(2, '0')}` : char)).join('').replace(/%[0-9a-f]{2}/g, (code) => (upper ? code.toUpperCase() : code));
+  const jsonEscaped = (text: string, every = 1) => [...text].map((char, index) => (index % every === 0 ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char)).join('');
+  const groups = (text: string, size: number, separator: string) => text.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator);
+  const mixedCase = (text: string) => [...text].map((char, index) => (index % 2 ? char.toUpperCase() : char)).join('');
+  const forms: Array<[string, string]> = [
+    ['as given', key],
+    ['upper case', key.toUpperCase()],
+    ['mixed case', mixedCase(key)],
+    ['bare', bare],
+    ['bare, upper case', bare.toUpperCase()],
+    ['URL-encoded', encodeURIComponent(key).replace('_', '%5F')],
+    ['percent-encoded, lower hex', percent(key, false)],
+    ['percent-encoded, upper hex', percent(key, true)],
+    ['partly percent-encoded', percent(key, true, 3)],
+    ['bare, percent-encoded', percent(bare, false)],
+    ['JSON-escaped', jsonEscaped(key)],
+    ['partly JSON-escaped', jsonEscaped(key, 2)],
+    ['hex', Buffer.from(key).toString('hex')],
+    ['hex, upper case', Buffer.from(key).toString('hex').toUpperCase()],
+    ['bare, hex', Buffer.from(bare).toString('hex')],
+    ['split by spaces', [...key].join(' ')],
+    ['split by dashes', [...key].join('-')],
+    ['split by dots', [...key].join('.')],
+    ['in dashed groups of 4', groups(key, 4, '-')],
+    ['in spaced groups of 3', groups(key, 3, ' ')],
+    ['bare, in dotted groups of 5', groups(bare, 5, '.')],
+  ];
+  for (const [name, text] of [['key', key], ['bare key', bare]]) {
+    forms.push([`${name}, base64`, Buffer.from(text).toString('base64')], [`${name}, base64url`, Buffer.from(text).toString('base64url')]);
+    forms.push([`${name}, base64 unpadded`, Buffer.from(text).toString('base64').replace(/=+$/, '')]);
+  }
+  // Inside a longer string that was encoded as a whole: each of the three byte alignments.
+  for (const before of ['', 'u', 'us', 'user:']) {
+    forms.push([`base64 of "${before}<key>!"`, Buffer.from(`${before}${key}!`).toString('base64')]);
+    forms.push([`base64url of "${before}<key>?>"`, Buffer.from(`${before}${key}?>`).toString('base64url')]);
+  }
+  return forms;
+}
+
+/** Every string a result shows: its text parts, and the structured result's values and field names. */
+function shown(result: CallToolResult): string {
+  const strings: string[] = [textOf(result)];
+  const walk = (value: unknown) => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') for (const [name, item] of Object.entries(value)) strings.push(name), walk(item);
+  };
+  walk(result.structuredContent);
+  return strings.join('\n');
+}
+
+function leaks(text: string, key: string): string[] {
+  const found = keyForms(key).filter(([, form]) => text.includes(form)).map(([name]) => name);
+  // A cut-off key is masked too: no run of 12 characters of its body shows, in any case.
+  if (text.toLowerCase().includes(key.slice(4, 16).toLowerCase())) found.push('first 12 characters of the body');
+  return found;
+}
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await withSandbox();
+});
+afterAll(async () => sandbox?.close());
+
+const keyBody = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => Buffer.from(bytes).toString('hex'));
+
+describe('the API key in every form, echoed back by the API', () => {
+  it('is masked in text and structuredContent: stored data (a write\'s 200 and a later read) and a 400 body', async () => {
+    const admin = sandbox.keyRecords().find((record) => record.name === 'admin')!;
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(keyBody, async (body) => {
+        const key = `svc_${body}`;
+        // The sandbox accepts this key as another admin key of the same workspace.
+        sandbox.state.keys.push({ ...sandbox.state.keys.find((record) => record.key === admin.key)!, name: `property-${run++}`, key, prefix: key.slice(0, 8) });
+        const connection = await connect({ env: sandboxEnv(sandbox, key, { SVC_CONFIRM: 'none' }) });
+        try {
+          const forms = keyForms(key).map(([, form]) => form);
+          const name = `echo ${forms.join(' ~ ')}`;
+          const created = (await connection.client.callTool({ name: 'create_folder', arguments: { name } })) as CallToolResult;
+          expect(created.isError).toBeFalsy();
+          // The sandbox did store every form: the echo is real.
+          expect(sandbox.requests.at(-1)!.body).toEqual({ name });
+          const listed = (await connection.client.callTool({ name: 'list_folders', arguments: { view: 'full' } })) as CallToolResult;
+          sandbox.injectFaults([{ path: '/v2/hc-folders/public', status: 400, body: { statusCode: 400, message: forms.map((form) => `bad value ${form}`), error: `Bad Request ${forms.join(' ')}` } }]);
+          const refused = (await connection.client.callTool({ name: 'list_folders', arguments: {} })) as CallToolResult;
+          expect(refused.isError).toBe(true);
+          for (const [what, result] of [['write', created], ['read', listed], ['400', refused]] as const) {
+            expect(leaks(shown(result), key), what).toEqual([]);
+          }
+          expect(leaks(connection.stderr(), key), 'logs').toEqual([]);
+        } finally {
+          await connection.close();
+        }
+      }),
+      { numRuns: 5 },
+    );
+  });
+});
+
+describe('log lines', () => {
+  it('are scrubbed of every form of each live session key, and only while a session holds it', () => {
+    fc.assert(
+      fc.property(keyBody, (body) => {
+        const key = `svc_${body}`;
+        let written = '';
+        const logger = createLogger('info', 'json', { write: (line: string) => (written += line) });
+        const release = holdLiveKey(key, keyRedaction(key));
+        const forms = keyForms(key).map(([, form]) => form).filter((form) => !form.startsWith('svc_'));
+        logger.warn({ upstream: forms.join(' | '), err: new Error(`failed with ${forms[0]}`) }, `echo ${forms.join(' ')}`);
+        release();
+        const held = leaks(written, key);
+        written = '';
+        logger.warn(`after ${body}`);
+        return held.length === 0 && written.includes(body);
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
