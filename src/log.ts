@@ -37,9 +37,10 @@ export function holdLiveKey(apiKey: string, redactor: TextRedactor): () => void 
 
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function scrubSecrets(text: string): string {
-  let scrubbed = text.replace(API_KEY_PATTERN, 'svc_***');
+  // The live keys first, in every form: the shape pattern would mask only a key's head, and leave a split key's rest for no pattern to find.
+  let scrubbed = text;
   for (const { redactor } of liveKeys.values()) scrubbed = redactor.redact(scrubbed);
-  return scrubbed;
+  return scrubbed.replace(API_KEY_PATTERN, 'svc_***');
 }
 
 /**

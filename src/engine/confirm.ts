@@ -123,7 +123,8 @@ async function describeEffect(tool: ToolDefinition, input: Record<string, unknow
   if (!tool.preview) return [];
   const previewContext: PreviewContext = { ...context, quote, read: (toolName, readInput) => readForPreview(context, toolName, readInput) };
   try {
-    return await tool.preview(input, previewContext);
+    // A tool's lines name the arguments (an id, a title) as given: hidden characters in them are shown escaped too.
+    return (await tool.preview(input, previewContext)).map(showHidden);
   } catch (error) {
     if (context.signal.aborted) throw error;
     return [`The current state could not be read (${failureReason(error)}), so the effect is not described; the request below is exactly what will be sent.`];

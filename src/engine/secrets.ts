@@ -76,7 +76,7 @@ const LEADING_CHARS = 12;
 
 /**
  * Every form the server can compute from its API key, found in any case:
- * - as given, bare (without `svc_`), percent-encoded (any characters, upper or lower hex) and
+ * - as given, bare (without `svc_`), percent-encoded once or twice (any characters, upper or lower hex) and
  *   JSON-escaped (`\u0073`, also as serialised JSON shows it, `\\u0073`), mixed freely;
  * - split by spaces, dashes or dots between characters;
  * - base64 and base64url (standard or URL alphabet, with or without padding), also inside a
@@ -129,7 +129,7 @@ function buildKeyRedaction(apiKey: string): Redaction {
     [
       { pattern: new RegExp(split.check) },
       // An escaped form holds at least one `%XY` or `\u`: only then is the slower pattern tried.
-      { pattern: new RegExp(escapes.check), whenContains: ['\\u', ...new Set(chars(window).flatMap(percentMarks))] },
+      { pattern: new RegExp(escapes.check), whenContains: ['\\u', '%25', ...new Set(chars(window).flatMap(percentMarks))] },
       ...[...new Set(literals)].map((literal) => ({ pattern: new RegExp(escapeRegExp(literal)) })),
     ],
     [escapes.mask, split.mask, hex.mask, ...wholeBase64.map((form) => form.mask), ...base64.map((form) => form.mask)],
@@ -181,7 +181,8 @@ function chars(text: string): string[] {
 
 /** One character as itself in any case, percent-encoded (UTF-8, either hex case) or JSON-escaped (`\uXXXX`, its backslash maybe escaped again). */
 function escapedChar(char: string): string {
-  const forms = new Set([anyCase(escapeRegExp(char)), anyCase(percentEncoded(char))]);
+  // Percent-encoded once, or twice (`%2573`: an encoded URL encoded again as a parameter).
+  const forms = new Set([anyCase(escapeRegExp(char)), anyCase(percentEncoded(char)), anyCase(percentEncoded(char).replaceAll('%', '%25'))]);
   const units = Array.from({ length: char.length }, (_, index) => char.charCodeAt(index).toString(16).padStart(4, '0'));
   forms.add(units.map((unit) => `\\\\{1,2}u${anyCase(unit)}`).join(''));
   const json = JSON.stringify(char).slice(1, -1);
