@@ -53,7 +53,8 @@ describe('find_tools ranking', () => {
     const figure = (name: string, result: ReturnType<typeof topThree>, count: number) => `${name} ${result.hits}/${count} (${(result.share * 100).toFixed(1)}%)`;
     console.log(`find_tools top-3: ${figure('tuning', tuning, halves.tuning.length)}, ${figure('held-out', heldOut, halves.heldOut.length)}`);
     expect(tuning.share, `tuning misses:\n  ${tuning.misses.join('\n  ')}`).toBeGreaterThanOrEqual(0.9);
-    expect(heldOut.share, `held-out misses:\n  ${heldOut.misses.join('\n  ')}`).toBeGreaterThanOrEqual(0.9);
+    // Only the figure: whoever reads the held-out misses tunes on them.
+    expect(heldOut.share, `held-out ${heldOut.hits}/${halves.heldOut.length}`).toBeGreaterThanOrEqual(0.9);
   });
 
   it('names the tools that give the ids a match needs, among those the session reaches', () => {
