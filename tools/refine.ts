@@ -123,7 +123,7 @@ const getRefineSession = defineTool({
   description:
     'Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft\'s diff, replayed answer. Ids from list_conversations.',
   input: z.object(target),
-  route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public' },
+  route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public', answersNull: true },
   after: (response, _input, context) => reviewSession(response, context),
   transform: (response, input) =>
     response === null || response === undefined

@@ -23,6 +23,8 @@ export interface Route {
   body?: readonly string[] | 'rest';
   /** POST routes that only read are retried like GETs and need no confirmation. */
   read?: boolean;
+  /** The route may answer JSON `null` (the spec says so of the refine session's); for any other, null is not its answer. */
+  answersNull?: boolean;
   /** Input fields holding a provider kind, sent under its wire name (SVC_PROVIDER_NAMES): the spec hides the real names. */
   providerFields?: readonly string[];
 }

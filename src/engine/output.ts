@@ -288,7 +288,13 @@ class Renderer {
   constructor(private readonly options: ShapeOptions) {}
 
   body(value: unknown): string {
-    if (this.options.text) return this.options.text(value, this.envelope.quote);
+    if (this.options.text) {
+      try {
+        return this.options.text(value, this.envelope.quote);
+      } catch {
+        // A value the cap cut down no longer has the shape the tool's own rendering reads: the outline shows any shape.
+      }
+    }
     const field = this.options.list?.items ?? recordsField(value);
     const items = field === undefined ? (Array.isArray(value) ? value : undefined) : listItems(value, field);
     const lines: string[] = [];

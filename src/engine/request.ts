@@ -62,5 +62,6 @@ export function buildRequest(tool: ToolDefinition, validated: Record<string, unk
     query: Object.keys(query).length ? query : undefined,
     body,
     read: route.read ?? route.method === 'GET',
+    ...(route.answersNull ? { answersNull: true } : {}),
   };
 }

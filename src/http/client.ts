@@ -29,6 +29,8 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Told before each retry, so a waiting user can see why the call is slow. */
   onRetry?: (notice: string) => void;
+  /** The route may answer JSON `null`; for others a null body is not the API's answer. */
+  answersNull?: boolean;
   /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
   onStatus?: (status: number) => void;
   /**
@@ -209,13 +211,14 @@ export class ApiClient {
     );
     const body = parseJson(response.text);
     if (response.statusCode < 200 || response.statusCode >= 300) throw errorForStatus(response.statusCode, body ?? response.text, redacted);
-    if (body === undefined) throw this.notJson(response, redacted);
+    // Every route answers a JSON object or array (a few may answer null): a bare string or number is not the API's answer.
+    if (body === undefined || typeof body !== 'object' || (body === null && !request.answersNull)) throw this.notJson(response, body, redacted);
     return body as T;
   }
 
   /** Every route answers JSON, so a success with any other body (none at all included) comes from something that is not the API. */
-  private notJson(response: { statusCode: number; text: string }, redacted: RedactedRequest): NotJsonError {
-    const what = response.text.trim() === '' ? 'an empty body' : 'a body that is not JSON';
+  private notJson(response: { statusCode: number; text: string }, body: unknown, redacted: RedactedRequest): NotJsonError {
+    const what = body !== undefined ? `a bare JSON ${body === null ? 'null' : typeof body}` : response.text.trim() === '' ? 'an empty body' : 'a body that is not JSON';
     const sample = response.text.trim().slice(0, BODY_SAMPLE_CHARS);
     return new NotJsonError(`${redacted.method} ${redacted.path} answered HTTP ${response.statusCode} with ${what}, not the JSON the API answers`, redacted, response.statusCode, sample ? [sample] : []);
   }

@@ -144,15 +144,31 @@ describe('§10.3 the per-key and total caps hold', () => {
   });
   afterAll(async () => server?.stop());
 
-  it('a third session for one key gets 429; a fifth session in all gets 503; the sessions already open keep working', async () => {
+  it('a key at its cap gives up its own least recently used idle session, never another key\'s; 429 when every one of its sessions is busy; 503 at the total cap', async () => {
     const { admin, readOnly, otherWorkspace } = sandbox.keys;
-    const first = [await initialize(server.url, admin), await initialize(server.url, admin)];
-    expect(first.map((opened) => opened.status)).toEqual([200, 200]);
-    expect((await initialize(server.url, admin)).status).toBe(429);
-    expect([(await initialize(server.url, readOnly)).status, (await initialize(server.url, readOnly)).status]).toEqual([200, 200]);
+    const listTools = (key: string, session?: string) =>
+      fetch(server.url, { method: 'POST', headers: rpcHeaders(key, session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const [a1, a2] = [await initialize(server.url, admin), await initialize(server.url, admin)];
+    expect([a1.status, a2.status]).toEqual([200, 200]);
+    expect((await listTools(admin, a2.session)).status).toBe(200);
+    // A third for the same key: a1, idle longest, makes room; the key never holds more than its cap.
+    const a3 = await initialize(server.url, admin);
+    expect(a3.status).toBe(200);
+    expect((await listTools(admin, a1.session)).status).toBe(404);
+    expect((await listTools(admin, a2.session)).status).toBe(200);
+    const [r1, r2] = [await initialize(server.url, readOnly), await initialize(server.url, readOnly)];
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    // The total cap: another key is refused, and nobody else's session is closed for it.
     expect((await initialize(server.url, otherWorkspace)).status).toBe(503);
-    const listed = await fetch(server.url, { method: 'POST', headers: rpcHeaders(admin, first[0].session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
-    expect(listed.status).toBe(200);
-    expect(await listed.text()).toContain('list_agents');
+    for (const [key, opened] of [[readOnly, r1], [readOnly, r2], [admin, a2], [admin, a3]] as const) expect((await listTools(key, opened.session)).status).toBe(200);
+    // Both of the key's sessions in a call: there is nothing to give up, so a new one is refused.
+    await sandbox.faults([{ method: 'GET', path: '/v2/bots/public', delayMs: 3000, times: 2 }]);
+    const busy = [a2, a3].map((opened) =>
+      fetch(server.url, { method: 'POST', headers: rpcHeaders(admin, opened.session), body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }) }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await initialize(server.url, admin)).status).toBe(429);
+    await Promise.all(busy.map(async (response) => (await response).text()));
+    await sandbox.clearFaults();
   });
 });
