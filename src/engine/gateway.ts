@@ -148,9 +148,15 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bgo live\b/g, 'publish'],
 ];
 
+/** A web address or an API path in a request is a URL, whatever its words ("docs", "orders"); with a method before it, an HTTP call. */
+const URLS = /(?<![\w/])(?:https?:\/\/\S+|(?:[a-z0-9-]+\.)+(?:com|io|org|net|dev|app|co|ai)\b\S*|\/[\w${}.-]+(?:\/[\w${}.-]*)+)/gi;
+const HTTP_CALLS = /\b(?:GET|POST|PUT|PATCH|DELETE)\s+url\b/g;
+
 /** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, lightly stemmed. */
 function wordsOf(text: string): string[] {
   let lower = text
+    .replace(URLS, ' url ')
+    .replace(HTTP_CALLS, 'http url')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     // "re-import" is an import again.
     .replace(/\bre-(?=[a-z])/gi, '')
@@ -162,13 +168,18 @@ function wordsOf(text: string): string[] {
     .map(stem);
 }
 
-/** Light stemming: plural and -ed/-ing endings and a final e, so delete, deleted and deleting meet. */
+/**
+ * Light stemming: plural, -ed/-ing, -ly and -ion endings and a final e, so delete, deleted, deleting
+ * and deletion meet, as do weekly and week.
+ */
 function stem(word: string): string {
   let base = word;
   if (base.length > 4 && base.endsWith('ies')) base = `${base.slice(0, -3)}y`;
   else if (base.length > 3 && base.endsWith('s') && !base.endsWith('ss')) base = base.slice(0, -1);
   if (base.length > 5 && base.endsWith('ing')) base = base.slice(0, -3);
   else if (base.length > 4 && base.endsWith('ed')) base = base.slice(0, -2);
+  else if (base.length > 5 && base.endsWith('ly')) base = base.slice(0, -2);
+  else if (base.length > 5 && /[st]ion$/.test(base)) base = base.slice(0, -3);
   if (base.length > 3 && base.endsWith('e')) base = base.slice(0, -1);
   return base;
 }
