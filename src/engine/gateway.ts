@@ -152,8 +152,13 @@ const PHRASES: Array<[RegExp, string]> = [
 const URLS = /(?<![\w/])(?:https?:\/\/\S+|(?:[a-z0-9-]+\.)+(?:com|io|org|net|dev|app|co|ai)\b\S*|\/[\w${}.-]+(?:\/[\w${}.-]*)+)/gi;
 const HTTP_CALLS = /\b(?:GET|POST|PUT|PATCH|DELETE)\s+url\b/g;
 
-/** Words of a text: camelCase and snake_case split, lowercased, stopwords dropped, lightly stemmed. */
-function wordsOf(text: string): string[] {
+/** Words of a text, lightly stemmed. */
+export function wordsOf(text: string): string[] {
+  return tokensOf(text).map(stem);
+}
+
+/** Words of a text as written: camelCase and snake_case split, lowercased, stopwords dropped. */
+function tokensOf(text: string): string[] {
   let lower = text
     .replace(URLS, ' url ')
     .replace(HTTP_CALLS, 'http url')
@@ -164,8 +169,7 @@ function wordsOf(text: string): string[] {
   for (const [phrase, word] of PHRASES) lower = lower.replace(phrase, word);
   return lower
     .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
-    .map(stem);
+    .filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
 
 /**
@@ -189,11 +193,13 @@ interface Index {
   documents: Map<ToolDefinition, Map<string, number>>;
   /** Inverse document frequency: a word that few tools carry tells more. */
   idf: Map<string, number>;
+  /** The catalog's words as written, which a mistyped query word is matched against. */
+  spellings: Set<string>;
 }
 
 const indexes = new WeakMap<ToolGroup[], Index>();
 
-function indexOf(catalog: ToolGroup[]): Index {
+export function indexOf(catalog: ToolGroup[]): Index {
   let index = indexes.get(catalog);
   if (index) return index;
   const tools = catalog.flatMap((group) => group.tools);
@@ -229,15 +235,41 @@ function indexOf(catalog: ToolGroup[]): Index {
   }
   const total = documents.size;
   const idf = new Map([...documentFrequency].map(([word, count]) => [word, Math.log(1 + (total - count + 0.5) / (count + 0.5))]));
-  index = { documents, idf };
+  const spellings = new Set(
+    tools.flatMap((tool) => tokensOf(`${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description} ${Object.keys(objectShape(tool.input)).join(' ')}`)),
+  );
+  index = { documents, idf, spellings };
   indexes.set(catalog, index);
   return index;
+}
+
+/**
+ * A query word the catalog never uses, one slip away from a word it does, is read as that word:
+ * two letters swapped ("artciles"), or in a longer word one letter missing or extra ("delte"), or
+ * wrong. The first and last letters must hold: changing them makes other real words (cover, over).
+ */
+export function corrected(word: string, index: Index): string {
+  if (word.length < 4 || index.spellings.has(word) || index.idf.has(stem(word))) return word;
+  for (const known of index.spellings) if (oneSlipApart(word, known)) return known;
+  return word;
+}
+
+function oneSlipApart(typed: string, known: string): boolean {
+  const length = Math.min(typed.length, known.length);
+  if (Math.abs(typed.length - known.length) > 1 || length < 4) return false;
+  let at = 0;
+  while (at < length && typed[at] === known[at]) at++;
+  if (at === 0 || at >= length - 1) return false;
+  if (typed.length === known.length && typed[at] === known[at + 1] && typed[at + 1] === known[at] && typed.slice(at + 2) === known.slice(at + 2)) return true;
+  if (typed.length > known.length) return length >= 5 && typed.slice(at + 1) === known.slice(at);
+  if (typed.length < known.length) return length >= 5 && typed.slice(at) === known.slice(at + 1);
+  return length >= 6 && typed.slice(at + 1) === known.slice(at + 1);
 }
 
 /** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
-  const words = [...new Set(wordsOf(query))];
+  const words = [...new Set(tokensOf(query).map((word) => stem(corrected(word, index))))];
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
     let score = 0;
