@@ -139,6 +139,17 @@ const STOPWORDS = new Set(
   ),
 );
 
+/**
+ * Everyday verbs that ask for a change. A request with none of them ("which folders does agent 7
+ * use", "CSAT per channel last month") wants to read: read tools rank above writes that share its nouns.
+ */
+const CHANGE_VERBS = new Set(
+  'create make add build write generate produce delete remove erase wipe purge trash discard destroy drop rid clean scrap update edit change modify fix correct adjust rename tweak amend replace deactivate disable enable turn move put relocate transfer nest reparent shift drag publish release push ship apply assign give let connect link attach grant hook import ingest upload load register record save store crawl spider scrape queue refresh test try run execute trigger launch start kick begin rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'
+    .split(' ')
+    .map(stem),
+);
+const READ_BOOST = 0.5;
+
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
   [/\b(turn|switch) on\b/g, 'enable'],
@@ -146,6 +157,8 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bkick off\b/g, 'start'],
   [/\bget rid of\b/g, 'remove'],
   [/\bgo live\b/g, 'publish'],
+  // "let me see", "let me know": a wish, not a grant.
+  [/\blet me\b/g, ''],
 ];
 
 /** A web address or an API path in a request is a URL, whatever its words ("docs", "orders"); with a method before it, an HTTP call. */
@@ -270,6 +283,7 @@ function oneSlipApart(typed: string, known: string): boolean {
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
   const words = [...new Set(tokensOf(query).map((word) => stem(corrected(word, index))))];
+  const readIntent = !words.some((word) => CHANGE_VERBS.has(word));
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
     let score = 0;
@@ -277,7 +291,7 @@ export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolD
       const frequency = frequencies!.get(word);
       if (frequency) score += (index.idf.get(word)! * frequency) / (frequency + K1);
     }
-    return { tool, score };
+    return { tool, score: readIntent && tool.scope === 'read' ? score * (1 + READ_BOOST) : score };
   });
   return scored
     .filter((entry) => entry.score > 0)
