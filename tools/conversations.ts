@@ -372,5 +372,6 @@ export const conversations: ToolGroup = {
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
   tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
+  aliases: { convo: 'conversation', convos: 'conversation' },
   prompts: [triageNegativeAnswers],
 };

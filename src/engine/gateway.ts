@@ -170,6 +170,11 @@ export function wordsOf(text: string): string[] {
   return tokensOf(text).map(stem);
 }
 
+/** The terms that rank: each word read as the catalog word it names, stemmed. */
+function termsOf(tokens: string[], aliases: Map<string, string>): string[] {
+  return tokens.map((token) => stem(aliases.get(token) ?? token));
+}
+
 /** Words of a text as written: camelCase and snake_case split, lowercased, stopwords dropped. */
 function tokensOf(text: string): string[] {
   let lower = text
@@ -208,6 +213,8 @@ interface Index {
   idf: Map<string, number>;
   /** The catalog's words as written, which a mistyped query word is matched against. */
   spellings: Set<string>;
+  /** Everyday names for the catalog's words, from its groups (Confluence for wiki). */
+  aliases: Map<string, string>;
 }
 
 const indexes = new WeakMap<ToolGroup[], Index>();
@@ -218,6 +225,8 @@ export function indexOf(catalog: ToolGroup[]): Index {
   const tools = catalog.flatMap((group) => group.tools);
   // Another tool named in a description ("ids from list_folders") says nothing about this one.
   const toolNames = new RegExp(`\\b(${tools.map((tool) => tool.name).join('|')})\\b`, 'g');
+  const aliases = new Map(catalog.flatMap((group) => Object.entries(group.aliases ?? {})));
+  const wordsOf = (text: string) => termsOf(tokensOf(text), aliases);
   const fieldsByTool = new Map<ToolDefinition, Record<Field, string[]>>();
   const totalLength = Object.fromEntries(FIELDS.map((field) => [field, 0])) as Record<Field, number>;
   for (const group of catalog) {
@@ -248,10 +257,11 @@ export function indexOf(catalog: ToolGroup[]): Index {
   }
   const total = documents.size;
   const idf = new Map([...documentFrequency].map(([word, count]) => [word, Math.log(1 + (total - count + 0.5) / (count + 0.5))]));
-  const spellings = new Set(
-    tools.flatMap((tool) => tokensOf(`${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description} ${Object.keys(objectShape(tool.input)).join(' ')}`)),
-  );
-  index = { documents, idf, spellings };
+  const spellings = new Set([
+    ...tools.flatMap((tool) => tokensOf(`${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description} ${Object.keys(objectShape(tool.input)).join(' ')}`)),
+    ...aliases.keys(),
+  ]);
+  index = { documents, idf, spellings, aliases };
   indexes.set(catalog, index);
   return index;
 }
@@ -282,7 +292,7 @@ function oneSlipApart(typed: string, known: string): boolean {
 /** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
-  const words = [...new Set(tokensOf(query).map((word) => stem(corrected(word, index))))];
+  const words = [...new Set(termsOf(tokensOf(query).map((word) => corrected(word, index)), index.aliases))];
   const readIntent = !words.some((word) => CHANGE_VERBS.has(word));
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
