@@ -152,13 +152,21 @@ const READ_BOOST = 0.5;
 
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
-  [/\b(turn|switch) on\b/g, 'enable'],
-  [/\b(turn|switch) off\b/g, 'disable'],
-  [/\bkick off\b/g, 'start'],
-  [/\bget rid of\b/g, 'remove'],
-  [/\bgo live\b/g, 'publish'],
-  // "let me see", "let me know": a wish, not a grant.
+  [/\b(turn|switch)(s|ed|ing)? on\b/g, 'enable'],
+  [/\b(turn|switch)(s|ed|ing)? off\b/g, 'disable'],
+  [/\b(kick|fire)(s|ed|ing)? off\b/g, 'start'],
+  [/\b(get|got|getting) rid of\b/g, 'remove'],
+  [/\b(clean|tidy|tear)(s|ed|ing)? up\b/g, 'remove'],
+  [/\b(go|goes|went|going) live\b/g, 'publish'],
+  [/\broll(s|ed|ing)? out\b/g, 'publish'],
+  [/\b(pull(s|ed|ing)?|bring(s|ing)?|brought|suck(s|ed|ing)?) in\b/g, 'import'],
+  [/\b(spin(s|ning)?|spun) up\b/g, 'create'],
+  [/\b(hold|hang)(s|ing)? on\b/g, 'wait'],
+  [/\bcheck(s|ed|ing)? (on|in on)\b/g, 'status'],
+  [/\bdry[ -]run\b/g, 'test'],
+  // "let me see", "let me know": a wish, not a grant; "go ahead" asks for nothing.
   [/\blet me\b/g, ''],
+  [/\bgo ahead\b/g, ''],
 ];
 
 /** A web address or an API path in a request is a URL, whatever its words ("docs", "orders"); with a method before it, an HTTP call. */
