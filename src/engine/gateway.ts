@@ -150,6 +150,29 @@ const CHANGE_VERBS = new Set(
 );
 const READ_BOOST = 0.5;
 
+/**
+ * Everyday verbs for what a tool does, each also read as the verb tool names use for it (erase as
+ * delete), so a request reaches every tool of that kind whatever words its definition lists.
+ */
+const VERBS: Record<string, string[]> = {
+  delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'scrap', 'drop', 'scrub'],
+  update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename'],
+  move: ['relocate', 'transfer', 'reparent', 'shift', 'drag', 'nest', 'refile'],
+  get: ['fetch', 'read', 'open', 'view', 'inspect', 'retrieve'],
+  list: ['browse', 'enumerate'],
+  compare: ['diff', 'contrast', 'differ', 'difference'],
+  publish: ['release', 'ship'],
+  assign: ['grant', 'connect', 'link', 'hook'],
+  export: ['dump', 'download'],
+  wait: ['poll', 'await'],
+  test: ['trial', 'verify', 'debug'],
+  start: ['launch', 'begin', 'trigger'],
+  generate: ['produce'],
+  ingest: ['upload', 'load', 'reimport'],
+  crawl: ['spider', 'scrape'],
+};
+const ALIAS_WEIGHT = 0.4;
+
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
   [/\b(turn|switch)(s|ed|ing)? on\b/g, 'enable'],
@@ -178,10 +201,6 @@ export function wordsOf(text: string): string[] {
   return tokensOf(text).map(stem);
 }
 
-/** The terms that rank: each word read as the catalog word it names, stemmed. */
-function termsOf(tokens: string[], aliases: Map<string, string>): string[] {
-  return tokens.map((token) => stem(aliases.get(token) ?? token));
-}
 
 /** Words of a text as written: camelCase and snake_case split, lowercased, stopwords dropped. */
 function tokensOf(text: string): string[] {
@@ -221,8 +240,8 @@ interface Index {
   idf: Map<string, number>;
   /** The catalog's words as written, which a mistyped query word is matched against. */
   spellings: Set<string>;
-  /** Everyday names for the catalog's words, from its groups (Confluence for wiki). */
-  aliases: Map<string, string>;
+  /** Stemmed everyday words, each with the catalog word it also means (erase: delete, confluence: wiki). */
+  aliases: Map<string, { meaning: string; weight: number }>;
 }
 
 const indexes = new WeakMap<ToolGroup[], Index>();
@@ -233,8 +252,8 @@ export function indexOf(catalog: ToolGroup[]): Index {
   const tools = catalog.flatMap((group) => group.tools);
   // Another tool named in a description ("ids from list_folders") says nothing about this one.
   const toolNames = new RegExp(`\\b(${tools.map((tool) => tool.name).join('|')})\\b`, 'g');
-  const aliases = new Map(catalog.flatMap((group) => Object.entries(group.aliases ?? {})));
-  const wordsOf = (text: string) => termsOf(tokensOf(text), aliases);
+  const verbs = Object.entries(VERBS).flatMap(([verb, synonyms]) => synonyms.map((synonym) => [synonym, verb]));
+  const names = catalog.flatMap((group) => Object.entries(group.aliases ?? {}));
   const fieldsByTool = new Map<ToolDefinition, Record<Field, string[]>>();
   const totalLength = Object.fromEntries(FIELDS.map((field) => [field, 0])) as Record<Field, number>;
   for (const group of catalog) {
@@ -265,9 +284,15 @@ export function indexOf(catalog: ToolGroup[]): Index {
   }
   const total = documents.size;
   const idf = new Map([...documentFrequency].map(([word, count]) => [word, Math.log(1 + (total - count + 0.5) / (count + 0.5))]));
+  const aliases = new Map([
+    // A verb only leans to the catalog's verb: "produced" may describe a thing rather than ask for it.
+    ...verbs.map(([word, verb]) => [stem(word), { meaning: stem(verb), weight: ALIAS_WEIGHT }] as const),
+    // A name the catalog never uses (a product) stands for what it names; another name only leans to it.
+    ...names.map(([word, meaning]) => [stem(word), { meaning: stem(meaning), weight: idf.has(stem(word)) ? ALIAS_WEIGHT : 1 }] as const),
+  ]);
   const spellings = new Set([
     ...tools.flatMap((tool) => tokensOf(`${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description} ${Object.keys(objectShape(tool.input)).join(' ')}`)),
-    ...aliases.keys(),
+    ...[...verbs, ...names].map(([word]) => word),
   ]);
   index = { documents, idf, spellings, aliases };
   indexes.set(catalog, index);
@@ -300,14 +325,19 @@ function oneSlipApart(typed: string, known: string): boolean {
 /** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
-  const words = [...new Set(termsOf(tokensOf(query).map((word) => corrected(word, index)), index.aliases))];
-  const readIntent = !words.some((word) => CHANGE_VERBS.has(word));
+  const terms = new Map<string, number>();
+  for (const word of tokensOf(query).map((token) => stem(corrected(token, index)))) {
+    terms.set(word, 1);
+    const alias = index.aliases.get(word);
+    if (alias && !terms.has(alias.meaning)) terms.set(alias.meaning, alias.weight);
+  }
+  const readIntent = ![...terms.keys()].some((word) => CHANGE_VERBS.has(word));
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
     let score = 0;
-    for (const word of frequencies ? words : []) {
+    for (const [word, weight] of frequencies ? terms : []) {
       const frequency = frequencies!.get(word);
-      if (frequency) score += (index.idf.get(word)! * frequency) / (frequency + K1);
+      if (frequency) score += (weight * index.idf.get(word)! * frequency) / (frequency + K1);
     }
     return { tool, score: readIntent && tool.scope === 'read' ? score * (1 + READ_BOOST) : score };
   });
