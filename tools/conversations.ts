@@ -372,6 +372,6 @@ export const conversations: ToolGroup = {
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
   tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
-  aliases: { convo: 'conversation', convos: 'conversation' },
+  aliases: Object.fromEntries(['convo', 'convos', 'chat', 'thread', 'transcript', 'ticket', 'interaction', 'dialog', 'dialogue'].map((name) => [name, 'conversation'])),
   prompts: [triageNegativeAnswers],
 };

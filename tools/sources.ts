@@ -387,12 +387,14 @@ export const sources: ToolGroup = {
   name: 'sources',
   description: 'Knowledge sources: provider discovery and registration, crawling, ingestion jobs and waiting for them.',
   tools: [listProviderResources, registerProviderResources, crawlLinks, ingestSources, getSource, waitTool],
-  // The spec names provider kinds, people name products.
+  // People name products where the spec names provider kinds, and call a source a document.
   aliases: {
     ...Object.fromEntries(['notion', 'coda', 'evernote', 'obsidian', 'onenote', 'quip'].map((product) => [product, 'notes'])),
     ...Object.fromEntries(['confluence', 'gitbook', 'mediawiki', 'slab', 'guru', 'nuclino'].map((product) => [product, 'wiki'])),
     ...Object.fromEntries(['zendesk', 'intercom', 'freshdesk', 'helpscout', 'gorgias', 'kustomer', 'document360'].map((product) => [product, 'helpcenter'])),
     ...Object.fromEntries(['google', 'gdrive', 'dropbox', 'onedrive', 'sharepoint'].map((product) => [product, 'drive'])),
+    document: 'source',
+    doc: 'source',
   },
   resources: [
     {
