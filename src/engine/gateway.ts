@@ -156,7 +156,7 @@ const READ_BOOST = 0.5;
  */
 const VERBS: Record<string, string[]> = {
   delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'scrap', 'drop', 'scrub'],
-  update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename'],
+  update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename', 'retitle', 'overwrite', 'rewrite'],
   move: ['relocate', 'transfer', 'reparent', 'shift', 'drag', 'nest', 'refile'],
   get: ['fetch', 'read', 'open', 'view', 'inspect', 'retrieve'],
   list: ['browse', 'enumerate'],
@@ -210,12 +210,15 @@ function tokensOf(text: string): string[] {
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     // "re-import" is an import again.
     .replace(/\bre-(?=[a-z])/gi, '')
+    // v2, v10: a version.
+    .replace(/\bv\d+\b/gi, 'version')
     .toLowerCase();
   for (const [phrase, word] of PHRASES) lower = lower.replace(phrase, word);
   return lower
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
+
 
 /**
  * Light stemming: plural, -ed/-ing, -ly and -ion endings and a final e, so delete, deleted, deleting
