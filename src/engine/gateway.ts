@@ -173,6 +173,9 @@ const VERBS: Record<string, string[]> = {
 };
 const ALIAS_WEIGHT = 0.4;
 
+/** A question ("did the jobs finish", "which drafts are pending") asks to read, whatever verbs it holds, unless it asks how to do something. */
+const QUESTION = /^(?:what|which|who|when|where|why|did|does|do|is|are|was|were|has|how(?! (?:do|can|should|would) (?:i|we)\b| to\b))\b/i;
+
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
   [/\b(turn|switch)(s|ed|ing)? on\b/g, 'enable'],
@@ -334,7 +337,9 @@ export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolD
     const alias = index.aliases.get(word);
     if (alias && !terms.has(alias.meaning)) terms.set(alias.meaning, alias.weight);
   }
-  const readIntent = ![...terms.keys()].some((word) => CHANGE_VERBS.has(word));
+  // "does it work? test it": a request after the question mark is what is asked.
+  const asks = QUESTION.test(query.trim()) && !/\?.*[a-z]/i.test(query);
+  const readIntent = asks || ![...terms.keys()].some((word) => CHANGE_VERBS.has(word));
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
     let score = 0;
