@@ -140,37 +140,44 @@ const STOPWORDS = new Set(
 );
 
 /**
- * Everyday verbs that ask for a change. A request with none of them ("which folders does agent 7
- * use", "CSAT per channel last month") wants to read: read tools rank above writes that share its nouns.
- */
-const CHANGE_VERBS = new Set(
-  'create make add build write generate produce delete remove erase wipe purge trash discard destroy drop rid clean scrap update edit change modify fix correct adjust rename tweak amend replace deactivate disable enable turn move put relocate transfer nest reparent shift drag publish release push ship apply assign give let connect link attach grant hook import ingest upload load register record save store crawl spider scrape queue refresh test try run execute trigger launch start kick begin rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'
-    .split(' ')
-    .map(stem),
-);
-const READ_BOOST = 0.5;
-
-/**
- * Everyday verbs for what a tool does, each also read as the verb tool names use for it (erase as
+ * Everyday verbs for what tools do, each leaning to the verb tool names use for it (erase to
  * delete), so a request reaches every tool of that kind whatever words its definition lists.
  */
-const VERBS: Record<string, string[]> = {
-  delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'scrap', 'drop', 'scrub'],
-  update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename', 'retitle', 'overwrite', 'rewrite'],
-  move: ['relocate', 'transfer', 'reparent', 'shift', 'drag', 'nest', 'refile'],
-  get: ['fetch', 'read', 'open', 'view', 'inspect', 'retrieve'],
-  list: ['browse', 'enumerate'],
-  compare: ['diff', 'contrast', 'differ', 'difference'],
-  publish: ['release', 'ship'],
-  assign: ['grant', 'connect', 'link', 'hook'],
-  export: ['dump', 'download'],
-  wait: ['poll', 'await'],
-  test: ['trial', 'verify', 'debug'],
-  start: ['launch', 'begin', 'trigger'],
-  generate: ['produce'],
-  ingest: ['upload', 'load', 'reimport'],
-  crawl: ['spider', 'scrape'],
-};
+const VERBS = {
+  change: {
+    create: [],
+    delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'scrap', 'drop', 'scrub'],
+    update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename', 'retitle', 'overwrite', 'rewrite'],
+    move: ['relocate', 'transfer', 'reparent', 'shift', 'drag', 'nest', 'refile'],
+    publish: ['release', 'ship'],
+    assign: ['grant', 'connect', 'link', 'hook'],
+    test: ['trial', 'verify', 'debug'],
+    start: ['launch', 'begin', 'trigger'],
+    generate: ['produce'],
+    ingest: ['upload', 'load', 'reimport'],
+    crawl: ['spider', 'scrape'],
+  },
+  read: {
+    get: ['fetch', 'read', 'open', 'view', 'inspect', 'retrieve'],
+    list: ['browse', 'enumerate'],
+    compare: ['diff', 'contrast', 'differ', 'difference'],
+    export: ['dump', 'download'],
+    wait: ['poll', 'await'],
+  },
+} satisfies Record<string, Record<string, string[]>>;
+
+/**
+ * Verbs that ask for a change. A request with none of them ("which folders does agent 7 use", "CSAT
+ * per channel last month") wants to read: read tools rank above writes that share its nouns.
+ */
+const CHANGE_VERBS = new Set(
+  [
+    ...Object.entries(VERBS.change).flat(2),
+    // Change verbs that lean to no one catalog verb.
+    ...'make add build write rid clean fix replace deactivate disable enable turn put push apply give let attach import register record save store queue refresh try run execute kick rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'.split(' '),
+  ].map(stem),
+);
+const READ_BOOST = 0.5;
 const ALIAS_WEIGHT = 0.4;
 
 /** A question ("did the jobs finish", "which drafts are pending") asks to read, whatever verbs it holds, unless it asks how to do something. */
@@ -204,7 +211,6 @@ export function wordsOf(text: string): string[] {
   return tokensOf(text).map(stem);
 }
 
-
 /** Words of a text as written: camelCase and snake_case split, lowercased, stopwords dropped. */
 function tokensOf(text: string): string[] {
   let lower = text
@@ -221,7 +227,6 @@ function tokensOf(text: string): string[] {
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
-
 
 /**
  * Light stemming: plural, -ed/-ing, -ly and -ion endings and a final e, so delete, deleted, deleting
@@ -258,7 +263,7 @@ export function indexOf(catalog: ToolGroup[]): Index {
   const tools = catalog.flatMap((group) => group.tools);
   // Another tool named in a description ("ids from list_folders") says nothing about this one.
   const toolNames = new RegExp(`\\b(${tools.map((tool) => tool.name).join('|')})\\b`, 'g');
-  const verbs = Object.entries(VERBS).flatMap(([verb, synonyms]) => synonyms.map((synonym) => [synonym, verb]));
+  const verbs = Object.entries({ ...VERBS.change, ...VERBS.read }).flatMap(([verb, synonyms]) => synonyms.map((synonym) => [synonym, verb]));
   const names = catalog.flatMap((group) => Object.entries(group.aliases ?? {}));
   const fieldsByTool = new Map<ToolDefinition, Record<Field, string[]>>();
   const totalLength = Object.fromEntries(FIELDS.map((field) => [field, 0])) as Record<Field, number>;
