@@ -217,7 +217,8 @@ function tokensOf(text: string): string[] {
     .replace(URLS, ' url ')
     .replace(HTTP_CALLS, 'http url')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    // "re-import" is an import again.
+    // Fetching content again is a refresh (re-fetch, reimport, re-crawl); "re-publish" is a publish again.
+    .replace(/\bre-?(fetch|import|ingest|crawl|pull|load|sync|scrape|process|index)(?=(?:es|s|ed|ing)?\b)/gi, 'refresh $1')
     .replace(/\bre-(?=[a-z])/gi, '')
     // v2, v10: a version.
     .replace(/\bv\d+\b/gi, 'version')
