@@ -183,6 +183,13 @@ const ALIAS_WEIGHT = 0.4;
 /** A question ("did the jobs finish", "which drafts are pending") asks to read, whatever verbs it holds, unless it asks how to do something. */
 const QUESTION = /^(?:what|which|who|when|where|why|did|does|do|is|are|was|were|has|how(?! (?:do|can|should|would) (?:i|we)\b| to\b))\b/i;
 
+/** A verb in the past ("conversations created since Monday", "the page I imported") describes what is there, and asks for nothing. */
+const PAST = /^(?!.*eed$).{3,}ed$/;
+const PAST_WEIGHT = 0.75;
+
+/** Words that are verbs only where a request starts with them ("draft an article", but "the draft articles"). */
+const IMPERATIVE = /^(?:(?:please|pls|now|next|then|also|ok|okay|so|(?:can|could|would) you|i (?:want|need|would like) to|i'd like to|let's|we need to|go and)[ ,:]+)*(?:draft|plan|file|stage|set|tag|label)\b/i;
+
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
   [/\b(turn|switch)(s|ed|ing)? on\b/g, 'enable'],
@@ -338,14 +345,20 @@ function oneSlipApart(typed: string, known: string): boolean {
 export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
   const index = indexOf(catalog);
   const terms = new Map<string, number>();
-  for (const word of tokensOf(query).map((token) => stem(corrected(token, index)))) {
-    terms.set(word, 1);
+  const weigh = (word: string, weight: number) => terms.set(word, Math.max(terms.get(word) ?? 0, weight));
+  // The words not in the past: only they can ask for a change.
+  const present = new Set<string>();
+  for (const token of tokensOf(query).map((token) => corrected(token, index))) {
+    const word = stem(token);
     const alias = index.aliases.get(word);
-    if (alias && !terms.has(alias.meaning)) terms.set(alias.meaning, alias.weight);
+    const past = PAST.test(token);
+    weigh(word, past ? PAST_WEIGHT : 1);
+    if (alias) weigh(alias.meaning, alias.weight * (past ? PAST_WEIGHT : 1));
+    if (!past) for (const meant of alias ? [word, alias.meaning] : [word]) present.add(meant);
   }
   // "does it work? test it": a request after the question mark is what is asked.
   const asks = QUESTION.test(query.trim()) && !/\?.*[a-z]/i.test(query);
-  const readIntent = asks || ![...terms.keys()].some((word) => CHANGE_VERBS.has(word));
+  const readIntent = asks || (!IMPERATIVE.test(query.trim()) && ![...present].some((word) => CHANGE_VERBS.has(word)));
   const scored = candidates.map((tool) => {
     const frequencies = index.documents.get(tool);
     let score = 0;
