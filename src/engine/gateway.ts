@@ -204,6 +204,8 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\b(hold|hang)(s|ing)? on\b/g, 'wait'],
   [/\bcheck(s|ed|ing)? (on|in on)\b/g, 'status'],
   [/\bdry[ -]run\b/g, 'test'],
+  // "what actions are there", "which bots do we have": a listing.
+  [/\b(are|is) there\b|\bdo (we|i) (have|got)\b/g, 'list'],
   // "let me see", "let me know": a wish, not a grant; "go ahead" asks for nothing.
   [/\blet me\b/g, ''],
   [/\bgo ahead\b/g, ''],
