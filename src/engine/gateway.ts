@@ -323,24 +323,33 @@ export function indexOf(catalog: ToolGroup[]): Index {
 /**
  * A query word the catalog never uses, one slip away from a word it does, is read as that word:
  * two letters swapped ("artciles"), or in a longer word one letter missing or extra ("delte"), or
- * wrong. The first and last letters must hold: changing them makes other real words (cover, over).
+ * wrong, in that order of likelihood ("repaly" is replay before reply). The first and last letters
+ * must hold: changing them makes other real words (cover, over).
  */
 export function corrected(word: string, index: Index): string {
   if (word.length < 4 || index.spellings.has(word) || index.idf.has(stem(word))) return word;
-  for (const known of index.spellings) if (oneSlipApart(word, known)) return known;
-  return word;
+  let best = word;
+  let bestSlip = NO_SLIP;
+  for (const known of index.spellings) {
+    const slip = slipBetween(word, known);
+    if (slip < bestSlip) [best, bestSlip] = [known, slip];
+  }
+  return best;
 }
 
-function oneSlipApart(typed: string, known: string): boolean {
+/** How unlikely a slip from the known word to the typed one is: 1 swapped, 2 missing or extra, 3 wrong, else none. */
+const NO_SLIP = Infinity;
+
+function slipBetween(typed: string, known: string): number {
   const length = Math.min(typed.length, known.length);
-  if (Math.abs(typed.length - known.length) > 1 || length < 4) return false;
+  if (Math.abs(typed.length - known.length) > 1 || length < 4) return NO_SLIP;
   let at = 0;
   while (at < length && typed[at] === known[at]) at++;
-  if (at === 0 || at >= length - 1) return false;
-  if (typed.length === known.length && typed[at] === known[at + 1] && typed[at + 1] === known[at] && typed.slice(at + 2) === known.slice(at + 2)) return true;
-  if (typed.length > known.length) return length >= 5 && typed.slice(at + 1) === known.slice(at);
-  if (typed.length < known.length) return length >= 5 && typed.slice(at) === known.slice(at + 1);
-  return length >= 6 && typed.slice(at + 1) === known.slice(at + 1);
+  if (at === 0 || at >= length - 1) return NO_SLIP;
+  if (typed.length === known.length && typed[at] === known[at + 1] && typed[at + 1] === known[at] && typed.slice(at + 2) === known.slice(at + 2)) return 1;
+  if (typed.length > known.length) return length >= 5 && typed.slice(at + 1) === known.slice(at) ? 2 : NO_SLIP;
+  if (typed.length < known.length) return length >= 5 && typed.slice(at) === known.slice(at + 1) ? 2 : NO_SLIP;
+  return length >= 6 && typed.slice(at + 1) === known.slice(at + 1) ? 3 : NO_SLIP;
 }
 
 /** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
