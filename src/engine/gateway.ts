@@ -146,7 +146,7 @@ const STOPWORDS = new Set(
 const VERBS = {
   change: {
     create: [],
-    delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'scrap', 'drop', 'scrub'],
+    delete: ['remove', 'erase', 'wipe', 'purge', 'trash', 'discard', 'destroy', 'nuke', 'drop', 'scrub'],
     update: ['edit', 'change', 'modify', 'amend', 'tweak', 'adjust', 'correct', 'alter', 'rename', 'retitle', 'overwrite', 'rewrite'],
     move: ['relocate', 'transfer', 'reparent', 'shift', 'drag', 'nest', 'refile'],
     publish: ['release', 'ship'],
