@@ -124,7 +124,10 @@ function companionsOf(tool: ToolDefinition, reachable: ToolDefinition[]): string
 /**
  * BM25F over each tool's fields: a query word found in a tool's name counts more than one found in
  * its group's description. `words` holds the everyday words people use for a tool (remove for
- * delete, status for a job check), so a request need not use the catalog's vocabulary.
+ * delete, status for a job check), so a request need not use the catalog's vocabulary; everyday
+ * verbs and the groups' aliases lean a request to the catalog's own words for every tool alike, a
+ * mistyped word is read as the catalog word one slip away, and a request that asks for no change
+ * ranks read tools above the writes that share its nouns.
  */
 const FIELD_WEIGHTS = { name: 3, title: 2, words: 1, description: 1, fields: 0.5, group: 0.5 } as const;
 type Field = keyof typeof FIELD_WEIGHTS;
@@ -177,11 +180,13 @@ const CHANGE_VERBS = new Set(
     ...'make add build write rid clean fix replace deactivate disable enable turn put push apply give let attach import register record save store queue refresh try run execute kick rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'.split(' '),
   ].map(stem),
 );
+/** How much more a read tool scores for a request that asks for no change. */
 const READ_BOOST = 0.5;
+/** The weight of the catalog word an everyday word leans to, against the word itself. */
 const ALIAS_WEIGHT = 0.4;
 
 /** A question ("did the jobs finish", "which drafts are pending") asks to read, whatever verbs it holds, unless it asks how to do something. */
-const QUESTION = /^(?:what|which|who|when|where|why|did|does|do|is|are|was|were|has|how(?! (?:do|can|should|would) (?:i|we)\b| to\b))\b/i;
+const QUESTION = /^(?:what|which|who|when|where|why|did|does|do(?= (?:we|i|you|they)\b)|is|are|was|were|has|how(?! (?:do|can|should|would) (?:i|we)\b| to\b))\b/i;
 
 /** A verb in the past ("conversations created since Monday", "the page I imported") describes what is there, and asks for nothing. */
 const PAST = /^(?!.*eed$).{3,}ed$/;
@@ -216,7 +221,7 @@ const URLS = /(?<![\w/])(?:https?:\/\/\S+|(?:[a-z0-9-]+\.)+(?:com|io|org|net|dev
 const HTTP_CALLS = /\b(?:GET|POST|PUT|PATCH|DELETE)\s+url\b/g;
 
 /** Words of a text, lightly stemmed. */
-export function wordsOf(text: string): string[] {
+function wordsOf(text: string): string[] {
   return tokensOf(text).map(stem);
 }
 
@@ -267,7 +272,7 @@ interface Index {
 
 const indexes = new WeakMap<ToolGroup[], Index>();
 
-export function indexOf(catalog: ToolGroup[]): Index {
+function indexOf(catalog: ToolGroup[]): Index {
   let index = indexes.get(catalog);
   if (index) return index;
   const tools = catalog.flatMap((group) => group.tools);
@@ -326,7 +331,7 @@ export function indexOf(catalog: ToolGroup[]): Index {
  * wrong, in that order of likelihood ("repaly" is replay before reply). The first and last letters
  * must hold: changing them makes other real words (cover, over).
  */
-export function corrected(word: string, index: Index): string {
+function corrected(word: string, index: Index): string {
   if (word.length < 4 || index.spellings.has(word) || index.idf.has(stem(word))) return word;
   let best = word;
   let bestSlip = NO_SLIP;
