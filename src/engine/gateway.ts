@@ -264,8 +264,8 @@ interface Index {
   documents: Map<ToolDefinition, Map<string, number>>;
   /** Inverse document frequency: a word that few tools carry tells more. */
   idf: Map<string, number>;
-  /** The catalog's words as written, which a mistyped query word is matched against. */
-  spellings: Set<string>;
+  /** The catalog's words as written, by first letter, which a mistyped query word is matched against. */
+  spellings: Map<string, string[]>;
   /** Stemmed everyday words, each with the catalog word it also means (erase: delete, confluence: wiki). */
   aliases: Map<string, { meaning: string; weight: number }>;
 }
@@ -316,10 +316,13 @@ function indexOf(catalog: ToolGroup[]): Index {
     // A name the catalog never uses (a product) stands for what it names; another name only leans to it.
     ...names.map(([word, meaning]) => [stem(word), { meaning: stem(meaning), weight: idf.has(stem(word)) ? ALIAS_WEIGHT : 1 }] as const),
   ]);
-  const spellings = new Set([
+  const spellings = new Map<string, string[]>();
+  for (const word of new Set([
     ...tools.flatMap((tool) => tokensOf(`${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description} ${Object.keys(objectShape(tool.input)).join(' ')}`)),
     ...[...verbs, ...names].map(([word]) => word),
-  ]);
+  ])) {
+    spellings.set(word[0]!, [...(spellings.get(word[0]!) ?? []), word]);
+  }
   index = { documents, idf, spellings, aliases };
   indexes.set(catalog, index);
   return index;
@@ -332,10 +335,11 @@ function indexOf(catalog: ToolGroup[]): Index {
  * must hold: changing them makes other real words (cover, over).
  */
 function corrected(word: string, index: Index): string {
-  if (word.length < 4 || index.spellings.has(word) || index.idf.has(stem(word))) return word;
+  const candidates = index.spellings.get(word[0]!) ?? [];
+  if (word.length < 4 || candidates.includes(word) || index.idf.has(stem(word))) return word;
   let best = word;
   let bestSlip = NO_SLIP;
-  for (const known of index.spellings) {
+  for (const known of candidates) {
     const slip = slipBetween(word, known);
     if (slip < bestSlip) [best, bestSlip] = [known, slip];
   }
@@ -364,7 +368,8 @@ export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolD
   const weigh = (word: string, weight: number) => terms.set(word, Math.max(terms.get(word) ?? 0, weight));
   // The words not in the past: only they can ask for a change.
   const present = new Set<string>();
-  for (const token of tokensOf(query).map((token) => corrected(token, index))) {
+  for (const written of new Set(tokensOf(query))) {
+    const token = corrected(written, index);
     const word = stem(token);
     const alias = index.aliases.get(word);
     const past = PAST.test(token);
