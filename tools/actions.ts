@@ -315,6 +315,7 @@ export const actions: ToolGroup = {
   name: 'actions',
   description: 'Actions and attributes, their data steps (external API calls), agent assignment and test runs.',
   tools: [listActions, createAction, updateAction, addDataStep, assignAction, testAction, testDataStep],
+  aliases: { tool: 'action', integration: 'action', function: 'action' },
   resources: [
     {
       name: 'actions',

@@ -27,6 +27,7 @@ export const agents: ToolGroup = {
   name: 'agents',
   description: 'The workspace\'s AI support agents.',
   tools: [listAgents],
+  aliases: { bot: 'agent', chatbot: 'agent', assistant: 'agent' },
   resources: [
     guide,
     {

@@ -264,6 +264,7 @@ export const articles: ToolGroup = {
   name: 'articles',
   description: 'Knowledge articles, live and draft: read, write, draft, publish, move, delete.',
   tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle, compareArticleDraft],
+  aliases: { faq: 'article', entry: 'article' },
   resources: [
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
     { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },

@@ -372,5 +372,10 @@ export const conversations: ToolGroup = {
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
   tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
+  aliases: {
+    ...Object.fromEntries(['convo', 'chat', 'thread', 'transcript', 'ticket', 'interaction', 'dialog', 'dialogue'].map((name) => [name, 'conversation'])),
+    upvote: 'thumb',
+    downvote: 'thumb',
+  },
   prompts: [triageNegativeAnswers],
 };

@@ -123,6 +123,7 @@ export const folders: ToolGroup = {
   name: 'folders',
   description: 'Knowledge folders and which agents answer from them.',
   tools: [listFolders, createFolder, updateFolder, moveFolder, deleteFolder, assignFolders],
+  aliases: { directory: 'folder', category: 'folder', section: 'folder', subfolder: 'folder' },
   resources: [
     { name: 'folders', title: 'Folders', description: 'Every knowledge folder with its parent and assigned agents.', uri: 'svc://folders', tool: 'list_folders' },
     {

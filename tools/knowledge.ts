@@ -104,4 +104,6 @@ export const knowledge: ToolGroup = {
   name: 'knowledge',
   description: 'Knowledge generation from processed sources: trees, jobs and their status.',
   tools: [initializeTree, persistTree, generateKnowledge, generateBulk, jobsStatus],
+  // The spec calls the folders and articles a knowledge graph.
+  aliases: Object.fromEntries(['graph', 'skeleton', 'hierarchy', 'taxonomy', 'outline'].map((name) => [name, 'tree'])),
 };

@@ -203,6 +203,7 @@ export const rules: ToolGroup = {
   name: 'rules',
   description: 'Versions of intent rules.',
   tools: [listRuleVersions, getRuleVersion, compareRuleVersionsTool],
+  aliases: { rulebook: 'rule', playbook: 'rule' },
   resources: [
     {
       name: 'rule-versions',

@@ -165,7 +165,7 @@ export async function waitForSources(sourceIds: string[], seconds: number | unde
 const listProviderResources = defineTool({
   name: 'list_provider_resources',
   title: 'List importable provider resources',
-  words: 'notion wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
+  words: 'notes wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
   gives: ['resources'],
   group: 'sources',
   scope: 'read',
@@ -191,7 +191,7 @@ const resource = z
 const registerProviderResources = defineTool({
   name: 'register_provider_resources',
   title: 'Register provider resources as sources',
-  words: 'add record discovered found selected pages documents save file import notion wiki helpcenter integration connected drive',
+  words: 'add record discovered found selected pages documents save file import notes wiki helpcenter integration connected drive',
   group: 'sources',
   scope: 'write',
   idempotent: true,
@@ -387,6 +387,15 @@ export const sources: ToolGroup = {
   name: 'sources',
   description: 'Knowledge sources: provider discovery and registration, crawling, ingestion jobs and waiting for them.',
   tools: [listProviderResources, registerProviderResources, crawlLinks, ingestSources, getSource, waitTool],
+  // People name products where the spec names provider kinds, and call a source a document.
+  aliases: {
+    ...Object.fromEntries(['notion', 'coda', 'evernote', 'obsidian', 'onenote', 'quip'].map((product) => [product, 'notes'])),
+    ...Object.fromEntries(['confluence', 'gitbook', 'mediawiki', 'slab', 'guru', 'nuclino'].map((product) => [product, 'wiki'])),
+    ...Object.fromEntries(['zendesk', 'intercom', 'freshdesk', 'helpscout', 'gorgias', 'kustomer', 'document360'].map((product) => [product, 'helpcenter'])),
+    ...Object.fromEntries(['google', 'gdrive', 'dropbox', 'onedrive', 'sharepoint'].map((product) => [product, 'drive'])),
+    document: 'source',
+    doc: 'source',
+  },
   resources: [
     {
       name: 'source',

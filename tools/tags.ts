@@ -31,4 +31,5 @@ export const tags: ToolGroup = {
   name: 'tags',
   description: 'Tags in custom tag groups.',
   tools: [createTag],
+  aliases: { label: 'tag' },
 };

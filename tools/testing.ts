@@ -83,4 +83,5 @@ export const testing: ToolGroup = {
   name: 'testing',
   description: 'Test-suite criteria groups and test-set runs.',
   tools: [addCases, startRun],
+  aliases: { scenario: 'case', eval: 'test', evaluation: 'test' },
 };

@@ -182,6 +182,11 @@ export interface ToolGroup {
   name: string;
   description: string;
   tools: ToolDefinition[];
+  /**
+   * Everyday names for words of this group's tools, each read as that word when find_tools ranks
+   * (a product name for the provider kind it is: confluence for wiki). Never listed.
+   */
+  aliases?: Readonly<Record<string, string>>;
   resources?: ResourceDefinition[];
   prompts?: PromptDefinition[];
 }
