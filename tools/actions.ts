@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, nonBlank, PASS_THROUGH, preview, records } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf, previewAssignAction, previewUpdateAction } from './effects.js';
+import { defined, nonBlank, PASS_THROUGH, preview, records } from './lib/common.js';
+import { shape } from './lib/shapes.js';
+import { fieldOf, previewAssignAction, previewUpdateAction } from './lib/effects.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);

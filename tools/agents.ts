@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
-import { defined } from './common.js';
+import { defined } from './lib/common.js';
 import { guide } from './guide.js';
 
 const listAgents = defineTool({

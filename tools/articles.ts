@@ -3,12 +3,12 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
-import { compareArticle, loadDraftPairs, renderDraftReview } from './article-review.js';
-import type { DraftReview } from './results.js';
-import { defined, PASS_THROUGH, records } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf } from './effects.js';
+import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './lib/article-effects.js';
+import { compareArticle, loadDraftPairs, renderDraftReview } from './lib/article-review.js';
+import type { DraftReview } from '../src/views/results.js';
+import { defined, PASS_THROUGH, records } from './lib/common.js';
+import { shape } from './lib/shapes.js';
+import { fieldOf } from './lib/effects.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
 export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });

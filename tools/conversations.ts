@@ -5,12 +5,12 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { channelEnum, conversationSource, createExportFile, defined, preview, searchText } from './common.js';
+import { channelEnum, conversationSource, createExportFile, defined, preview, searchText } from './lib/common.js';
 import { triageNegativeAnswers } from './prompts.js';
-import { shape, successShape } from './shapes.js';
-import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './scan.js';
-import { GROUP_BY, type ScanSummary, type StatsResult } from './results.js';
-import { changeOf, ConversationStats, definitionsFor, renderStats } from './stats.js';
+import { shape, successShape } from './lib/shapes.js';
+import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
+import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
+import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { defined, PASS_THROUGH } from './common.js';
-import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './effects.js';
+import { defined, PASS_THROUGH } from './lib/common.js';
+import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/effects.js';
 
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 

@@ -3,9 +3,9 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { briefComparison, compareArticle, loadDraftPairs } from './article-review.js';
-import { defined } from './common.js';
-import { shape } from './shapes.js';
+import { briefComparison, compareArticle, loadDraftPairs } from './lib/article-review.js';
+import { defined } from './lib/common.js';
+import { shape } from './lib/shapes.js';
 import { reviewRefineSession } from './prompts.js';
 
 /** Only `active` is always there (the transform says so when the API answers null); the rest is the session. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { shape } from './shapes.js';
+import { shape } from './lib/shapes.js';
 
 const replayRecord = shape(
   { id: z.string(), botId: z.string(), source: z.string(), status: z.string(), parentInteractionId: z.string(), replay: shape({ target_event_id: z.string(), status: z.string() }) },

@@ -3,10 +3,10 @@ import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/defi
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined } from './common.js';
-import { pathDiff, type Quote, renderHunks } from './diff.js';
-import type { PathChange, RuleComparison } from './results.js';
-import { shape } from './shapes.js';
+import { defined } from './lib/common.js';
+import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
+import type { PathChange, RuleComparison } from '../src/views/results.js';
+import { shape } from './lib/shapes.js';
 
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });

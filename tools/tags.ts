@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type ToolGroup } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { nonBlank } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf } from './effects.js';
+import { nonBlank } from './lib/common.js';
+import { shape } from './lib/shapes.js';
+import { fieldOf } from './lib/effects.js';
 
 const createTag = defineTool({
   name: 'create_tag',

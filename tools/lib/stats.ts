@@ -1,4 +1,4 @@
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../../src/engine/output.js';
 import { defined } from './common.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
@@ -18,7 +18,7 @@ import {
   type KeyedGroup,
   type Stats,
   type StatsResult,
-} from './results.js';
+} from '../../src/views/results.js';
 
 const TOP_ARTICLES = 5;
 

@@ -2,8 +2,8 @@ import { open, mkdir, realpath } from 'node:fs/promises';
 import type { WriteStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ToolFailure } from '../src/engine/errors.js';
-import { isRecord } from '../src/engine/output.js';
+import { ToolFailure } from '../../src/engine/errors.js';
+import { isRecord } from '../../src/engine/output.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);

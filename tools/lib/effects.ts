@@ -1,5 +1,5 @@
-import type { PreviewContext } from '../src/engine/define.js';
-import { isRecord } from '../src/engine/output.js';
+import type { PreviewContext } from '../../src/engine/define.js';
+import { isRecord } from '../../src/engine/output.js';
 import { records } from './common.js';
 import { differs } from './diff.js';
 
