@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type PromptDefinition } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, nonBlank, PASS_THROUGH, preview, records } from './lib/common.js';
@@ -103,7 +103,6 @@ const listActions = defineTool({
   title: 'List actions and attributes',
   words: 'tools integrations custom configured browse overview available existing current attribute function',
   gives: ['toolId'],
-  group: 'actions',
   scope: 'read',
   description:
     'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
@@ -146,7 +145,6 @@ const createAction = defineTool({
   name: 'create_action',
   title: 'Create an action or attribute',
   words: 'new add set up tool integration lookup make attribute function',
-  group: 'actions',
   scope: 'write',
   description:
     `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
@@ -167,7 +165,6 @@ const updateAction = defineTool({
   name: 'update_action',
   title: 'Update an action or attribute',
   words: 'change edit rename fields input output schema modify fix correct adjust tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   idempotent: true,
   description:
@@ -196,7 +193,6 @@ const addDataStep = defineTool({
   title: 'Add a data step (external API call)',
   words: 'http request api call webhook endpoint url configure attach append',
   gives: ['id'],
-  group: 'actions',
   scope: 'write',
   description:
     `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
@@ -221,7 +217,6 @@ const assignAction = defineTool({
   name: 'assign_action_to_agents',
   title: 'Assign an action or attribute to agents',
   words: 'enable turn on give let use bot channel connect link attach access grant assistant chatbot tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   idempotent: true,
   description:
@@ -247,7 +242,6 @@ const testAction = defineTool({
   name: 'test_action',
   title: 'Test-run an action or attribute',
   words: 'run try execute sample inputs output work check trial debug verify tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   openWorld: true,
   description:
@@ -267,7 +261,6 @@ const testDataStep = defineTool({
   name: 'test_data_step',
   title: 'Test one data step',
   words: 'check debug try http request endpoint status response url run trial verify api call webhook',
-  group: 'actions',
   scope: 'write',
   openWorld: true,
   description:
@@ -311,7 +304,7 @@ export const setupAttribute: PromptDefinition = {
     ].join('\n'),
 };
 
-export const actions: ToolGroup = {
+export const actions = defineGroup({
   name: 'actions',
   description: 'Actions and attributes, their data steps (external API calls), agent assignment and test runs.',
   tools: [listActions, createAction, updateAction, addDataStep, assignAction, testAction, testDataStep],
@@ -327,4 +320,4 @@ export const actions: ToolGroup = {
     },
   ],
   prompts: [setupAttribute],
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
@@ -34,7 +34,6 @@ const listArticles = defineTool({
   title: 'List articles',
   words: 'published live drafts pending all exist kb waiting browse overview available current entry page faq doc help',
   gives: ['articleId', 'articleIds', 'draftArticleId', 'draftArticleIds'],
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -45,7 +44,7 @@ const listArticles = defineTool({
     // pending alone means drafts: the API has no such filter, so the tool asks for drafts and keeps the unpublished ones.
     .transform((input) => (input.pending ? { ...input, type: 'draft' as const } : input)),
   route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'] },
-  transform: (articles, input) => ({ articles: input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles }),
+  transform: (articles, input) => (input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles),
   output: articleList,
   list: {
     items: 'articles',
@@ -71,7 +70,6 @@ const getArticles = defineTool({
   name: 'get_articles',
   title: 'Get articles by id',
   words: 'read open text body content says full print view details look inspect fetch kb entry page faq doc help',
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -97,7 +95,6 @@ const createArticle = defineTool({
   name: 'create_article',
   title: 'Create an article',
   words: 'new add write kb entry page faq make set up doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
@@ -111,7 +108,6 @@ const updateArticle = defineTool({
   name: 'update_article',
   title: 'Update an article',
   words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   idempotent: true,
   description:
@@ -127,7 +123,6 @@ const createDraft = defineTool({
   name: 'create_article_draft',
   title: 'Draft a change to an article',
   words: 'revision propose suggest edit review approval unpublished copy new add make set up kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
@@ -145,7 +140,6 @@ const publishDraft = defineTool({
   name: 'publish_article_draft',
   title: 'Publish a draft',
   words: 'release push live go apply reviewed approved ship kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft. ${PASS_THROUGH}`,
@@ -171,7 +165,6 @@ const moveArticle = defineTool({
   name: 'move_article',
   title: 'Move an article',
   words: 'put into relocate transfer file under different another wrong folder nest reorganize kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   idempotent: true,
   description:
@@ -187,7 +180,6 @@ const deleteArticle = defineTool({
   name: 'delete_article',
   title: 'Delete an article',
   words: 'remove erase trash drop rid outdated duplicate obsolete purge discard wipe destroy kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   destructive: true,
   idempotent: true,
@@ -240,7 +232,6 @@ const compareArticleDraft = defineTool({
   name: 'compare_article_draft',
   title: 'Compare drafts with their live articles',
   words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help review pending',
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -260,7 +251,7 @@ const compareArticleDraft = defineTool({
   ui: 'review',
 });
 
-export const articles: ToolGroup = {
+export const articles = defineGroup({
   name: 'articles',
   description: 'Knowledge articles, live and draft: read, write, draft, publish, move, delete.',
   tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle, compareArticleDraft],
@@ -269,4 +260,4 @@ export const articles: ToolGroup = {
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
     { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },
   ],
-};
+});

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
@@ -135,7 +135,6 @@ const listConversations = defineTool({
   title: 'List conversations',
   words: 'chats threads transcripts messages recent latest browse overview available existing current interaction ticket session',
   gives: ['interactionId', 'eventId'],
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -213,7 +212,6 @@ const exportTool = defineTool({
   name: 'export_conversations',
   title: 'Export conversations',
   words: 'dump download save file spreadsheet transcripts history months triage negative every whole entire complete archive backup chat thread interaction ticket session',
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -271,7 +269,6 @@ const statsTool = defineTool({
   name: 'conversation_stats',
   title: 'Conversation statistics',
   words: 'statistics numbers metrics average rate trend totals volume count many breakdown per csat kpi report analytics chat thread transcript interaction ticket session',
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -288,7 +285,6 @@ const generateAnswer = defineTool({
   title: 'Send a message and get the agent\'s answer',
   words: 'ask try question reply respond simulate chat talk',
   gives: ['interactionId', 'eventId'],
-  group: 'conversations',
   scope: 'write',
   core: true,
   description:
@@ -327,7 +323,6 @@ const giveFeedback = defineTool({
   name: 'give_feedback',
   title: 'Rate an answer',
   words: 'rate thumbs approve helpful wrong bad good mark undo reply score vote',
-  group: 'conversations',
   scope: 'write',
   core: true,
   idempotent: true,
@@ -351,7 +346,6 @@ const deleteConversation = defineTool({
   name: 'delete_conversation',
   title: 'Delete a conversation',
   words: 'remove erase wipe purge erasure chat test rid discard trash drop destroy thread transcript interaction ticket session',
-  group: 'conversations',
   scope: 'write',
   destructive: true,
   idempotent: true,
@@ -368,7 +362,7 @@ const deleteConversation = defineTool({
   errors: { 500: 'a storage failure while deleting; the conversation may still exist' },
 });
 
-export const conversations: ToolGroup = {
+export const conversations = defineGroup({
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
   tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
@@ -378,4 +372,4 @@ export const conversations: ToolGroup = {
     downvote: 'thumb',
   },
   prompts: [triageNegativeAnswers],
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { defined, PASS_THROUGH } from './lib/common.js';
 import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/effects.js';
@@ -11,13 +11,11 @@ const listFolders = defineTool({
   title: 'List folders',
   words: 'directories categories sections structure tree id browse overview available existing current',
   gives: ['folderId', 'folderIds', 'parentFolderId'],
-  group: 'folders',
   scope: 'read',
   description:
     'Shows the knowledge-base folder tree and each folder\'s agents; with botId, only what that agent answers from.',
   input: z.object({ botId: idInput().optional() }),
   route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
-  transform: (folders) => ({ folders }),
   list: {
     items: 'folders',
     compact: (item) => defined({ id: item.id, name: item.name, parentFolderId: item.parentFolderId, botIds: item.botIds }),
@@ -29,7 +27,6 @@ const createFolder = defineTool({
   name: 'create_folder',
   title: 'Create a folder',
   words: 'new add make subfolder category section directory called named set up',
-  group: 'folders',
   scope: 'write',
   description:
     `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
@@ -48,7 +45,6 @@ const updateFolder = defineTool({
   name: 'update_folder',
   title: 'Rename a folder',
   words: 'change name title typo call correct edit modify fix rename adjust directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
@@ -64,7 +60,6 @@ const moveFolder = defineTool({
   name: 'move_folder',
   title: 'Move a folder',
   words: 'nest put under inside beneath reparent top level relocate transfer into reorganize directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
@@ -85,7 +80,6 @@ const deleteFolder = defineTool({
   name: 'delete_folder',
   title: 'Delete a folder',
   words: 'remove empty unused drop rid old category erase purge discard trash wipe destroy directory section',
-  group: 'folders',
   scope: 'write',
   destructive: true,
   idempotent: true,
@@ -102,7 +96,6 @@ const assignFolders = defineTool({
   name: 'assign_folders_to_agent',
   title: 'Assign folders to an agent',
   words: 'access let use connect link answer knowledge enable give attach grant bot assistant chatbot directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
@@ -119,7 +112,7 @@ const assignFolders = defineTool({
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
 });
 
-export const folders: ToolGroup = {
+export const folders = defineGroup({
   name: 'folders',
   description: 'Knowledge folders and which agents answer from them.',
   tools: [listFolders, createFolder, updateFolder, moveFolder, deleteFolder, assignFolders],
@@ -135,4 +128,4 @@ export const folders: ToolGroup = {
       complete: { botId: { tool: 'list_agents', pick: (item) => (typeof item.id === 'string' ? item.id : undefined) } },
     },
   ],
-};
+});

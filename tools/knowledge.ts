@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { PASS_THROUGH } from './lib/common.js';
 import { countOf, fieldOf } from './lib/effects.js';
@@ -14,7 +14,6 @@ const initializeTree = defineTool({
   title: 'Propose a knowledge tree',
   words: 'suggest propose plan organise organize structure hierarchy layout outline',
   gives: ['treeId'],
-  group: 'knowledge',
   scope: 'write',
   description:
     `Proposes folders and articles for processed sources (ids from ingest_sources); returns a treeId for persist_knowledge_tree. ${PASS_THROUGH}`,
@@ -33,7 +32,6 @@ const persistTree = defineTool({
   name: 'persist_knowledge_tree',
   title: 'Save a knowledge tree',
   words: 'save accept commit apply structure plan proposal confirm keep hierarchy outline layout',
-  group: 'knowledge',
   scope: 'write',
   description:
     `Saves a proposed tree (treeId from initialize_knowledge_tree) as folders and draft articles. ${PASS_THROUGH}`,
@@ -53,7 +51,6 @@ const generateKnowledge = defineTool({
   title: 'Generate knowledge from a source',
   words: 'write draft turn article single document page convert',
   gives: ['jobIds'],
-  group: 'knowledge',
   scope: 'write',
   description:
     `Writes a draft article from one processed source (id from ingest_sources); returns a job for get_knowledge_jobs_status. ${PASS_THROUGH}`,
@@ -73,7 +70,6 @@ const generateBulk = defineTool({
   title: 'Generate knowledge from many sources',
   words: 'batch bulk many all several once together drafts articles write convert',
   gives: ['jobIds'],
-  group: 'knowledge',
   scope: 'write',
   description:
     `Writes draft articles from many processed sources at once (ids from ingest_sources), one job each. ${PASS_THROUGH}`,
@@ -92,7 +88,6 @@ const jobsStatus = defineTool({
   name: 'get_knowledge_jobs_status',
   title: 'Knowledge job status',
   words: 'progress finished done complete generation drafting writing open read view details look inspect fetch status',
-  group: 'knowledge',
   scope: 'read',
   description:
     `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
@@ -100,10 +95,10 @@ const jobsStatus = defineTool({
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
 });
 
-export const knowledge: ToolGroup = {
+export const knowledge = defineGroup({
   name: 'knowledge',
   description: 'Knowledge generation from processed sources: trees, jobs and their status.',
   tools: [initializeTree, persistTree, generateKnowledge, generateBulk, jobsStatus],
   // The spec calls the folders and articles a knowledge graph.
   aliases: Object.fromEntries(['graph', 'skeleton', 'hierarchy', 'taxonomy', 'outline'].map((name) => [name, 'tree'])),
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { shape } from './lib/shapes.js';
 
@@ -12,7 +12,6 @@ const getReplay = defineTool({
   name: 'get_replay',
   title: 'Get a replay',
   words: 'replayed rerun result model open read view details look inspect fetch',
-  group: 'replays',
   scope: 'read',
   description:
     'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
@@ -25,7 +24,7 @@ const getReplay = defineTool({
   },
 });
 
-export const replays: ToolGroup = {
+export const replays = defineGroup({
   name: 'replays',
   description: 'Replay conversations.',
   tools: [getReplay],
@@ -38,4 +37,4 @@ export const replays: ToolGroup = {
       tool: 'get_replay',
     },
   ],
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type PromptDefinition, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type PromptDefinition, type ToolContext } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
@@ -167,7 +167,6 @@ const listProviderResources = defineTool({
   title: 'List importable provider resources',
   words: 'notes wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
   gives: ['resources'],
-  group: 'sources',
   scope: 'read',
   description:
     'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
@@ -192,7 +191,6 @@ const registerProviderResources = defineTool({
   name: 'register_provider_resources',
   title: 'Register provider resources as sources',
   words: 'add record discovered found selected pages documents save file import notes wiki helpcenter integration connected drive',
-  group: 'sources',
   scope: 'write',
   idempotent: true,
   description:
@@ -212,7 +210,6 @@ const crawlLinks = defineTool({
   name: 'crawl_links',
   title: 'Expand a URL into page links',
   words: 'spider website site urls links pages subpages sitemap scrape discover',
-  group: 'sources',
   scope: 'write',
   idempotent: true,
   description:
@@ -298,7 +295,6 @@ const ingestSources = defineTool({
   title: 'Ingest sources',
   words: 'import upload add load url web pages documents reimport refresh file',
   gives: ['sourceId', 'sourceIds', 'documentId', 'documentIds'],
-  group: 'sources',
   scope: 'write',
   description:
     'Imports web pages (URLs) or a provider\'s registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.',
@@ -306,7 +302,7 @@ const ingestSources = defineTool({
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
   output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
   done: ingestDone,
-  after: async (response, input, context) => {
+  transform: async (response, input, context) => {
     if (!input.wait) return response;
     const ids = queuedSourceIds(response);
     const { documents: _queued, ...rest } = isRecord(response) ? response : { documents: undefined };
@@ -331,7 +327,6 @@ const getSource = defineTool({
   name: 'get_source',
   title: 'Get a source',
   words: 'status processed ready done finished failed error imported document page open read view details look inspect fetch file',
-  group: 'sources',
   scope: 'read',
   description:
     'Checks one imported source: job status, error, extracted text. Id from ingest_sources or register_provider_resources.',
@@ -345,7 +340,6 @@ const waitTool = defineTool({
   name: 'wait_for_sources',
   title: 'Wait for ingestion jobs',
   words: 'until block poll keep checking finished done complete imports ready notify document page file',
-  group: 'sources',
   scope: 'read',
   description:
     'Waits until imports finish (COMPLETED or FAILED) with progress; reports each source\'s status and error. Ids from ingest_sources.',
@@ -383,7 +377,7 @@ export const importKnowledgeFromUrls: PromptDefinition = {
   },
 };
 
-export const sources: ToolGroup = {
+export const sources = defineGroup({
   name: 'sources',
   description: 'Knowledge sources: provider discovery and registration, crawling, ingestion jobs and waiting for them.',
   tools: [listProviderResources, registerProviderResources, crawlLinks, ingestSources, getSource, waitTool],
@@ -406,4 +400,4 @@ export const sources: ToolGroup = {
     },
   ],
   prompts: [importKnowledgeFromUrls],
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './lib/common.js';
 import { shape } from './lib/shapes.js';
@@ -29,7 +29,6 @@ const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
   title: 'Attach test cases to a criteria group',
   words: 'attach add link cases scenarios grading append',
-  group: 'testing',
   scope: 'write',
   idempotent: true,
   description:
@@ -54,7 +53,6 @@ const startRun = defineTool({
   name: 'start_test_set_run',
   title: 'Start a test-set run',
   words: 'launch kick off regression tests suite begin trigger run execute',
-  group: 'testing',
   scope: 'write',
   openWorld: true,
   description:
@@ -79,9 +77,9 @@ const startRun = defineTool({
   },
 });
 
-export const testing: ToolGroup = {
+export const testing = defineGroup({
   name: 'testing',
   description: 'Test-suite criteria groups and test-set runs.',
   tools: [addCases, startRun],
   aliases: { scenario: 'case', eval: 'test', evaluation: 'test' },
-};
+});
