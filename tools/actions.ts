@@ -156,7 +156,8 @@ const createAction = defineTool({
       description: z.string().nullable().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
+  // The spec's setup sequence: create "with name and alwaysGet".
+  route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest', payloadNotShown: ['name', 'alwaysGet'] },
   done: (data) => `${kindOf(data)} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
   errors: { 400: 'check name and alwaysGet (a boolean)' },
 });
@@ -178,7 +179,8 @@ const updateAction = defineTool({
       ...schemaFields,
     })
     .passthrough(),
-  route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  // The spec's setup sequence: update "with inputSchema and outputSchema".
+  route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest', payloadNotShown: ['inputSchema', 'outputSchema'] },
   preview: previewUpdateAction,
   done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
@@ -205,7 +207,8 @@ const addDataStep = defineTool({
       ...stepFields,
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
+  // The spec's setup sequence: add a step "with toolId and stepNumber".
+  route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest', payloadNotShown: ['toolId', 'stepNumber'] },
   done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
   errors: STEP_ERRORS,
 });
@@ -229,7 +232,7 @@ const assignAction = defineTool({
       channels: idList('e.g. chat, email').optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest', payloadNotShown: [] },
   preview: (input, context) =>
     input.toolId
       ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)
@@ -252,7 +255,7 @@ const testAction = defineTool({
       inputs: z.record(z.unknown()).optional().describe('By field name, e.g. {"orderId": "1001"}'),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest', payloadNotShown: [] },
   done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
@@ -274,7 +277,7 @@ const testDataStep = defineTool({
       inputs: z.record(z.unknown()).optional().describe('Values for ${} templates, "<stepId>.<key>" for earlier steps'),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   errors: STEP_ERRORS,
 });

@@ -13,7 +13,7 @@ const listAgents = defineTool({
   description:
     'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from here.',
   input: z.object({}),
-  route: { method: 'GET', path: '/v2/bots/public' },
+  route: { method: 'GET', path: '/v2/bots/public', payloadNotShown: [] },
   list: {
     items: 'agents',
     compact: (agent) => defined({ id: agent.id, name: agent.name, description: agent.description, channels: agent.channels, isActive: agent.isActive }),

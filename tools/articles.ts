@@ -43,7 +43,7 @@ const listArticles = defineTool({
     .refine((input) => !input.pending || input.type !== 'live', { message: 'lists drafts: use it with type "draft"', path: ['pending'] })
     // pending alone means drafts: the API has no such filter, so the tool asks for drafts and keeps the unpublished ones.
     .transform((input) => (input.pending ? { ...input, type: 'draft' as const } : input)),
-  route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'] },
+  route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'], payloadNotShown: ['type'] },
   transform: (articles, input) => (input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles),
   output: articleList,
   list: {
@@ -99,7 +99,7 @@ const createArticle = defineTool({
   description:
     `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
   input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -113,7 +113,7 @@ const updateArticle = defineTool({
   description:
     `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdate,
   done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
   errors: { 404: NOT_FOUND },
@@ -127,7 +127,7 @@ const createDraft = defineTool({
   description:
     `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest', payloadNotShown: [] },
   preview: previewCreateDraft,
   done: (data, input) =>
     `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
@@ -151,7 +151,8 @@ const publishDraft = defineTool({
       keywords: z.array(z.string()).min(1, nonEmpty).optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  // "Whether the publish route requires a body: not shown."
+  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest', payloadNotShown: [] },
   output: articleRecord,
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
@@ -170,7 +171,7 @@ const moveArticle = defineTool({
   description:
     `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), parentFolderId: z.string().optional() }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveArticle,
   done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
@@ -186,7 +187,7 @@ const deleteArticle = defineTool({
   description:
     'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
   input: z.object({ articleId: idInput() }),
-  route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
+  route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public', payloadNotShown: [] },
   preview: previewDeleteArticle,
   done: (_data, input) => `Article ${input.articleId} deleted permanently.`,
   errors: { 404: NOT_FOUND },

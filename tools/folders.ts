@@ -15,7 +15,7 @@ const listFolders = defineTool({
   description:
     'Shows the knowledge-base folder tree and each folder\'s agents; with botId, only what that agent answers from.',
   input: z.object({ botId: idInput().optional() }),
-  route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
+  route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'], payloadNotShown: ['botId'] },
   list: {
     items: 'folders',
     compact: (item) => defined({ id: item.id, name: item.name, parentFolderId: item.parentFolderId, botIds: item.botIds }),
@@ -36,7 +36,7 @@ const createFolder = defineTool({
       parentFolderId: z.string().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Folder ${fieldOf(data, 'id')} created; next: assign_folders_to_agent so agents answer from it, create_article to fill it.`,
   errors: { 400: 'check name and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -50,7 +50,7 @@ const updateFolder = defineTool({
   description:
     `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
   input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdateFolder,
   done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
@@ -70,7 +70,7 @@ const moveFolder = defineTool({
       parentFolderId: z.string().nullable().optional(),
     })
     .passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveFolder,
   done: (_data, input) => `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
   errors: { 404: NOT_FOUND, 400: 'the target must be a folder of this workspace outside the moved folder\'s own subtree' },
@@ -86,7 +86,7 @@ const deleteFolder = defineTool({
   description:
     'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
   input: z.object({ folderId: idInput() }),
-  route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
+  route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public', payloadNotShown: [] },
   preview: previewDeleteFolder,
   done: (_data, input) => `Folder ${input.folderId} deleted permanently with its agent assignments.`,
   errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
@@ -106,7 +106,7 @@ const assignFolders = defineTool({
       folderIds: idList().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest', payloadNotShown: [] },
   preview: previewAssignFolders,
   done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },

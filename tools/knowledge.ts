@@ -23,7 +23,7 @@ const initializeTree = defineTool({
       parentFolderId: idInput().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest' },
+  route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest', payloadNotShown: [] },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} proposed (${countOf(data, 'folders')} folder(s)); next: review it, then persist_knowledge_tree with this treeId.`,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
@@ -41,7 +41,7 @@ const persistTree = defineTool({
       parentFolderId: idInput().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest' },
+  route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest', payloadNotShown: [] },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
@@ -60,7 +60,7 @@ const generateKnowledge = defineTool({
       folderId: idInput().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Knowledge job ${fieldOf(data, 'id')} started for source ${fieldOf(data, 'documentId')}; next: get_knowledge_jobs_status with jobIds [${fieldOf(data, 'id')}].`,
   errors: { 400: 'check the source id (ingest_sources returns it) and the folder id (list_folders)' },
 });
@@ -79,7 +79,7 @@ const generateBulk = defineTool({
       folderId: idInput().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest' },
+  route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest', payloadNotShown: [] },
   done: (data) => `${countOf(data, 'jobs')} knowledge job(s) started; next: get_knowledge_jobs_status with their ids.`,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
 });
@@ -92,7 +92,7 @@ const jobsStatus = defineTool({
   description:
     `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
   input: z.object({ jobIds: idList().optional() }).passthrough(),
-  route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true },
+  route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true, payloadNotShown: [] },
 });
 
 export const knowledge = defineGroup({

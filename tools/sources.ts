@@ -220,7 +220,7 @@ const crawlLinks = defineTool({
       maxLinks: z.number().int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest' },
+  route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest', payloadNotShown: [] },
   done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
 });
 
