@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { defineGroup, defineTool, type PromptDefinition } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { defined, nonBlank, PASS_THROUGH, preview, records } from './lib/common.js';
 import { shape } from './lib/shapes.js';
 import { fieldOf, previewAssignAction, previewUpdateAction } from './lib/effects.js';
+import { setupAttribute } from './prompts.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -51,7 +52,7 @@ const schemaFields = {
 };
 
 /** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
-export function urlTemplateProblem(url: string): string | undefined {
+function urlTemplateProblem(url: string): string | undefined {
   if (/\{\{[^}]*\}\}/.test(url)) {
     return 'uses {{placeholder}} syntax, which the API does not support: write ${fieldName} for an input field or ${stepId.key} for a value mapped by an earlier step';
   }
@@ -281,31 +282,6 @@ const testDataStep = defineTool({
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   errors: STEP_ERRORS,
 });
-
-export const setupAttribute: PromptDefinition = {
-  name: 'setup_attribute',
-  title: 'Set up an attribute end to end',
-  description: 'Creates an attribute that fetches data from an external API, maps its output, assigns it to agents and test-runs it.',
-  arguments: [
-    { name: 'purpose', description: 'What the attribute should fetch, e.g. "the status of the customer\'s latest order".', required: true },
-    { name: 'apiUrl', description: 'The API URL with ${field} templates, e.g. https://api.example.com/orders/${orderId}.' },
-    { name: 'botIds', description: 'Comma-separated agent ids to assign it to (list_agents).' },
-  ],
-  uses: ['create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action'],
-  render: ({ purpose, apiUrl, botIds }) =>
-    [
-      `Set up an attribute that fetches ${purpose}.`,
-      '',
-      '1. create_action with a clear name, a description, and alwaysGet: true (an attribute).',
-      '2. update_action with the inputSchema: the fields the API call needs, with their source (metadata or jwt) and path.',
-      `3. add_data_step with the toolId, stepNumber 1, method, url${apiUrl ? ` "${apiUrl}"` : ''} (templates \${field} for inputs and \${stepId.key} for values of earlier steps; never {{field}}), headers (secrets as {hide: true, value}) and a responseMapping of the values to keep.`,
-      '4. update_action again with the outputSchema: each field with source apiResponse, path "<stepId>.<responseMappingKey>" using the step id returned by add_data_step, and sendToLlm true if the agent should see it.',
-      `5. assign_action_to_agents with the toolId${botIds ? ` and botIds ${botIds}` : ' and the agents from list_agents'} (attributes run only for assigned agents).`,
-      '6. test_action with sample inputs; check success, the output values and each step\'s request. Fix and re-test until it succeeds.',
-      '',
-      'Ask me before each write, show what you will send, and never repeat a secret back in your messages.',
-    ].join('\n'),
-};
 
 export const actions = defineGroup({
   name: 'actions',

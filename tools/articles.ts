@@ -11,7 +11,7 @@ import { shape } from './lib/shapes.js';
 import { fieldOf } from './lib/effects.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
-export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
+const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
 
 const articleList = shape({ articles: z.array(articleRecord) });
 

@@ -5,10 +5,10 @@ import { isUuid } from './lib/common.js';
 import { shape } from './lib/shapes.js';
 import { fieldOf } from './lib/effects.js';
 
-export const MAX_CASE_IDS = 200;
+const MAX_CASE_IDS = 200;
 
 /** Unique case UUIDs, at most 200 (the spec sets no minimum): each bad or repeated entry is named by its index. */
-export const caseIdsInput = z
+const caseIdsInput = z
   .array(z.string())
   .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
   .superRefine((ids, context) => {
