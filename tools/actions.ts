@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, nonBlank, PASS_THROUGH, preview, records } from './lib/common.js';
+import { defined, fieldOf, records, shortened } from './lib/records.js';
+import { nonBlank, PASS_THROUGH } from './lib/inputs.js';
+import { previewAssignAction, previewUpdateAction } from './lib/action-effects.js';
 import { shape } from './lib/shapes.js';
-import { fieldOf, previewAssignAction, previewUpdateAction } from './lib/effects.js';
 import { setupAttribute } from './prompts.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
@@ -131,7 +132,7 @@ const listActions = defineTool({
         id: item.id,
         name: item.name,
         kind: item.kind,
-        description: preview(item.description, 160),
+        description: shortened(item.description, 160),
         fields: Array.isArray(item.fields) ? item.fields.map((field) => (isRecord(field) ? field.name : field)) : undefined,
         botIds: item.botIds,
         updatedAt: item.updatedAt,

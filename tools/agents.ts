@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
-import { defined } from './lib/common.js';
+import { defined } from './lib/records.js';
 import { guide } from './guide.js';
 
 const listAgents = defineTool({

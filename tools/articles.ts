@@ -6,9 +6,9 @@ import { isRecord } from '../src/engine/output.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './lib/article-effects.js';
 import { compareArticle, loadDraftPairs, renderDraftReview } from './lib/article-review.js';
 import type { DraftReview } from '../src/views/results.js';
-import { defined, PASS_THROUGH, records } from './lib/common.js';
+import { defined, fieldOf, records } from './lib/records.js';
+import { PASS_THROUGH } from './lib/inputs.js';
 import { shape } from './lib/shapes.js';
-import { fieldOf } from './lib/effects.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
 const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });

@@ -5,7 +5,9 @@ import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { channelEnum, conversationSource, createExportFile, defined, preview, searchText } from './lib/common.js';
+import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
+import { createExportFile } from './lib/export-file.js';
+import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
@@ -84,7 +86,7 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     role: item.role,
     // Most events are normal messages: the compact view names only the other types.
     type: item.type === 'message' ? undefined : item.type,
-    message: preview(item.message),
+    message: shortened(item.message),
     approved: item.approved,
     resolved: item.resolved,
     feedback: item.feedback,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { defined, PASS_THROUGH } from './lib/common.js';
-import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/effects.js';
+import { countOf, defined, fieldOf } from './lib/records.js';
+import { PASS_THROUGH } from './lib/inputs.js';
+import { previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/folder-effects.js';
 
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 

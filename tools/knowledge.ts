@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { PASS_THROUGH } from './lib/common.js';
-import { countOf, fieldOf } from './lib/effects.js';
+import { PASS_THROUGH } from './lib/inputs.js';
+import { countOf, fieldOf } from './lib/records.js';
 
 /**
  * The knowledge routes are known by method and path only (spec: payloads "not shown"). Each tool

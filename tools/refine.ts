@@ -4,7 +4,7 @@ import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './lib/article-review.js';
-import { defined } from './lib/common.js';
+import { defined } from './lib/records.js';
 import { shape } from './lib/shapes.js';
 import { reviewRefineSession } from './prompts.js';
 

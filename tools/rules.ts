@@ -3,7 +3,7 @@ import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined } from './lib/common.js';
+import { defined } from './lib/records.js';
 import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
 import type { PathChange, RuleComparison } from '../src/views/results.js';
 import { shape } from './lib/shapes.js';

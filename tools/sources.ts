@@ -4,10 +4,10 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, PASS_THROUGH } from './lib/common.js';
+import { countOf, defined, fieldOf } from './lib/records.js';
+import { PASS_THROUGH } from './lib/inputs.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
 import { shape } from './lib/shapes.js';
-import { countOf, fieldOf } from './lib/effects.js';
 import { importKnowledgeFromUrls } from './prompts.js';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isUuid } from './lib/common.js';
+import { isUuid } from './lib/inputs.js';
+import { fieldOf } from './lib/records.js';
 import { shape } from './lib/shapes.js';
-import { fieldOf } from './lib/effects.js';
 
 const MAX_CASE_IDS = 200;
 

@@ -1,5 +1,5 @@
 import { isRecord } from '../../src/engine/output.js';
-import { defined } from './common.js';
+import { defined } from './records.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
 import {
