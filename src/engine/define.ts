@@ -139,7 +139,8 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   handler?: (input: z.output<Input>, context: ToolContext) => Promise<unknown>;
   /**
    * 6. Turns the response (or the handler's value) into the tool's result data: `null` into an
-   * explanation, or more work through the context once a write succeeded (waiting for the jobs it queued).
+   * explanation, or, async through the context, more work once the request succeeded (waiting for
+   * the jobs a write queued, reading the drafts a session names).
    */
   transform?: (response: unknown, input: z.output<Input>, context: ToolContext) => unknown;
   /** 7. Writes: the line that opens a successful result, with the affected or new id and the natural next step. */

@@ -60,7 +60,7 @@ export interface Session {
   /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
   toolsByName: ReadonlyMap<string, CatalogTool>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
-  catalogByName: ReadonlyMap<string, CatalogTool>;
+  catalogByName: ReadonlyMap<string, ToolDefinition>;
   /** Finds and masks the session's API key in every form a result, preview or log line must not show (`keyRedaction`). */
   keyRedaction: Redaction;
 }
