@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { defineTool, type PromptDefinition, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined, nonBlank, PASS_THROUGH, preview, records } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf, previewAssignAction, previewUpdateAction } from './effects.js';
+import { defined, fieldOf, records, shortened } from './lib/records.js';
+import { nonBlank, PASS_THROUGH } from './lib/inputs.js';
+import { previewAssignAction, previewUpdateAction } from './lib/action-effects.js';
+import { shape } from './lib/shapes.js';
+import { setupAttribute } from './prompts.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -51,7 +53,7 @@ const schemaFields = {
 };
 
 /** Checks the `${...}` templates of a data step URL; `{{placeholder}}` is unsupported (spec). */
-export function urlTemplateProblem(url: string): string | undefined {
+function urlTemplateProblem(url: string): string | undefined {
   if (/\{\{[^}]*\}\}/.test(url)) {
     return 'uses {{placeholder}} syntax, which the API does not support: write ${fieldName} for an input field or ${stepId.key} for a value mapped by an earlier step';
   }
@@ -103,7 +105,6 @@ const listActions = defineTool({
   title: 'List actions and attributes',
   words: 'tools integrations custom configured browse overview available existing current attribute function',
   gives: ['toolId'],
-  group: 'actions',
   scope: 'read',
   description:
     'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
@@ -131,7 +132,7 @@ const listActions = defineTool({
         id: item.id,
         name: item.name,
         kind: item.kind,
-        description: preview(item.description, 160),
+        description: shortened(item.description, 160),
         fields: Array.isArray(item.fields) ? item.fields.map((field) => (isRecord(field) ? field.name : field)) : undefined,
         botIds: item.botIds,
         updatedAt: item.updatedAt,
@@ -146,7 +147,6 @@ const createAction = defineTool({
   name: 'create_action',
   title: 'Create an action or attribute',
   words: 'new add set up tool integration lookup make attribute function',
-  group: 'actions',
   scope: 'write',
   description:
     `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
@@ -158,7 +158,8 @@ const createAction = defineTool({
       description: z.string().nullable().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest' },
+  // The spec's setup sequence: create "with name and alwaysGet".
+  route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest', payloadNotShown: ['name', 'alwaysGet'] },
   done: (data) => `${kindOf(data)} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
   errors: { 400: 'check name and alwaysGet (a boolean)' },
 });
@@ -167,7 +168,6 @@ const updateAction = defineTool({
   name: 'update_action',
   title: 'Update an action or attribute',
   words: 'change edit rename fields input output schema modify fix correct adjust tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   idempotent: true,
   description:
@@ -181,7 +181,8 @@ const updateAction = defineTool({
       ...schemaFields,
     })
     .passthrough(),
-  route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest' },
+  // The spec's setup sequence: update "with inputSchema and outputSchema".
+  route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest', payloadNotShown: ['inputSchema', 'outputSchema'] },
   preview: previewUpdateAction,
   done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
@@ -196,7 +197,6 @@ const addDataStep = defineTool({
   title: 'Add a data step (external API call)',
   words: 'http request api call webhook endpoint url configure attach append',
   gives: ['id'],
-  group: 'actions',
   scope: 'write',
   description:
     `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
@@ -209,7 +209,8 @@ const addDataStep = defineTool({
       ...stepFields,
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest' },
+  // The spec's setup sequence: add a step "with toolId and stepNumber".
+  route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest', payloadNotShown: ['toolId', 'stepNumber'] },
   done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
   errors: STEP_ERRORS,
 });
@@ -221,7 +222,6 @@ const assignAction = defineTool({
   name: 'assign_action_to_agents',
   title: 'Assign an action or attribute to agents',
   words: 'enable turn on give let use bot channel connect link attach access grant assistant chatbot tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   idempotent: true,
   description:
@@ -234,7 +234,7 @@ const assignAction = defineTool({
       channels: idList('e.g. chat, email').optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest', payloadNotShown: [] },
   preview: (input, context) =>
     input.toolId
       ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)
@@ -247,7 +247,6 @@ const testAction = defineTool({
   name: 'test_action',
   title: 'Test-run an action or attribute',
   words: 'run try execute sample inputs output work check trial debug verify tool integration attribute function',
-  group: 'actions',
   scope: 'write',
   openWorld: true,
   description:
@@ -258,7 +257,7 @@ const testAction = defineTool({
       inputs: z.record(z.unknown()).optional().describe('By field name, e.g. {"orderId": "1001"}'),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest', payloadNotShown: [] },
   done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
@@ -267,7 +266,6 @@ const testDataStep = defineTool({
   name: 'test_data_step',
   title: 'Test one data step',
   words: 'check debug try http request endpoint status response url run trial verify api call webhook',
-  group: 'actions',
   scope: 'write',
   openWorld: true,
   description:
@@ -281,37 +279,12 @@ const testDataStep = defineTool({
       inputs: z.record(z.unknown()).optional().describe('Values for ${} templates, "<stepId>.<key>" for earlier steps'),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   errors: STEP_ERRORS,
 });
 
-export const setupAttribute: PromptDefinition = {
-  name: 'setup_attribute',
-  title: 'Set up an attribute end to end',
-  description: 'Creates an attribute that fetches data from an external API, maps its output, assigns it to agents and test-runs it.',
-  arguments: [
-    { name: 'purpose', description: 'What the attribute should fetch, e.g. "the status of the customer\'s latest order".', required: true },
-    { name: 'apiUrl', description: 'The API URL with ${field} templates, e.g. https://api.example.com/orders/${orderId}.' },
-    { name: 'botIds', description: 'Comma-separated agent ids to assign it to (list_agents).' },
-  ],
-  uses: ['create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action'],
-  render: ({ purpose, apiUrl, botIds }) =>
-    [
-      `Set up an attribute that fetches ${purpose}.`,
-      '',
-      '1. create_action with a clear name, a description, and alwaysGet: true (an attribute).',
-      '2. update_action with the inputSchema: the fields the API call needs, with their source (metadata or jwt) and path.',
-      `3. add_data_step with the toolId, stepNumber 1, method, url${apiUrl ? ` "${apiUrl}"` : ''} (templates \${field} for inputs and \${stepId.key} for values of earlier steps; never {{field}}), headers (secrets as {hide: true, value}) and a responseMapping of the values to keep.`,
-      '4. update_action again with the outputSchema: each field with source apiResponse, path "<stepId>.<responseMappingKey>" using the step id returned by add_data_step, and sendToLlm true if the agent should see it.',
-      `5. assign_action_to_agents with the toolId${botIds ? ` and botIds ${botIds}` : ' and the agents from list_agents'} (attributes run only for assigned agents).`,
-      '6. test_action with sample inputs; check success, the output values and each step\'s request. Fix and re-test until it succeeds.',
-      '',
-      'Ask me before each write, show what you will send, and never repeat a secret back in your messages.',
-    ].join('\n'),
-};
-
-export const actions: ToolGroup = {
+export const actions = defineGroup({
   name: 'actions',
   description: 'Actions and attributes, their data steps (external API calls), agent assignment and test runs.',
   tools: [listActions, createAction, updateAction, addDataStep, assignAction, testAction, testDataStep],
@@ -327,4 +300,4 @@ export const actions: ToolGroup = {
     },
   ],
   prompts: [setupAttribute],
-};
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
-import { defined } from './common.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
+import { defined } from './lib/records.js';
 import { guide } from './guide.js';
 
 const listAgents = defineTool({
@@ -8,14 +8,12 @@ const listAgents = defineTool({
   title: 'List agents',
   words: 'bots assistants chatbots browse overview available existing current',
   gives: ['botId', 'botIds'],
-  group: 'agents',
   scope: 'read',
   core: true,
   description:
     'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from here.',
   input: z.object({}),
-  route: { method: 'GET', path: '/v2/bots/public' },
-  transform: (agents) => ({ agents }),
+  route: { method: 'GET', path: '/v2/bots/public', payloadNotShown: [] },
   list: {
     items: 'agents',
     compact: (agent) => defined({ id: agent.id, name: agent.name, description: agent.description, channels: agent.channels, isActive: agent.isActive }),
@@ -23,7 +21,7 @@ const listAgents = defineTool({
   },
 });
 
-export const agents: ToolGroup = {
+export const agents = defineGroup({
   name: 'agents',
   description: 'The workspace\'s AI support agents.',
   tools: [listAgents],
@@ -38,4 +36,4 @@ export const agents: ToolGroup = {
       tool: 'list_agents',
     },
   ],
-};
+});

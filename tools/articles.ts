@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './article-effects.js';
-import { compareArticle, loadDraftPairs, renderDraftReview } from './article-review.js';
-import type { DraftReview } from './results.js';
-import { defined, PASS_THROUGH, records } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf } from './effects.js';
+import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './lib/article-effects.js';
+import { compareArticle, loadDraftPairs, renderDraftReview } from './lib/article-review.js';
+import type { DraftReview } from '../src/views/results.js';
+import { defined, fieldOf, records } from './lib/records.js';
+import { PASS_THROUGH } from './lib/inputs.js';
+import { shape } from './lib/shapes.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
-export const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
+const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
 
 const articleList = shape({ articles: z.array(articleRecord) });
 
@@ -34,7 +34,6 @@ const listArticles = defineTool({
   title: 'List articles',
   words: 'published live drafts pending all exist kb waiting browse overview available current entry page faq doc help',
   gives: ['articleId', 'articleIds', 'draftArticleId', 'draftArticleIds'],
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -44,8 +43,8 @@ const listArticles = defineTool({
     .refine((input) => !input.pending || input.type !== 'live', { message: 'lists drafts: use it with type "draft"', path: ['pending'] })
     // pending alone means drafts: the API has no such filter, so the tool asks for drafts and keeps the unpublished ones.
     .transform((input) => (input.pending ? { ...input, type: 'draft' as const } : input)),
-  route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'] },
-  transform: (articles, input) => ({ articles: input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles }),
+  route: { method: 'GET', path: '/v2/hc-articles/public', query: ['type'], payloadNotShown: ['type'] },
+  transform: (articles, input) => (input.pending && Array.isArray(articles) ? articles.filter((article) => !(isRecord(article) && article.isDraftPublished === true)) : articles),
   output: articleList,
   list: {
     items: 'articles',
@@ -71,7 +70,6 @@ const getArticles = defineTool({
   name: 'get_articles',
   title: 'Get articles by id',
   words: 'read open text body content says full print view details look inspect fetch kb entry page faq doc help',
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -97,12 +95,11 @@ const createArticle = defineTool({
   name: 'create_article',
   title: 'Create an article',
   words: 'new add write kb entry page faq make set up doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
   input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -111,13 +108,12 @@ const updateArticle = defineTool({
   name: 'update_article',
   title: 'Update an article',
   words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   idempotent: true,
   description:
     `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdate,
   done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
   errors: { 404: NOT_FOUND },
@@ -127,12 +123,11 @@ const createDraft = defineTool({
   name: 'create_article_draft',
   title: 'Draft a change to an article',
   words: 'revision propose suggest edit review approval unpublished copy new add make set up kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest', payloadNotShown: [] },
   preview: previewCreateDraft,
   done: (data, input) =>
     `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
@@ -145,7 +140,6 @@ const publishDraft = defineTool({
   name: 'publish_article_draft',
   title: 'Publish a draft',
   words: 'release push live go apply reviewed approved ship kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   description:
     `Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft. ${PASS_THROUGH}`,
@@ -157,7 +151,8 @@ const publishDraft = defineTool({
       keywords: z.array(z.string()).min(1, nonEmpty).optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest' },
+  // "Whether the publish route requires a body: not shown."
+  route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest', payloadNotShown: [] },
   output: articleRecord,
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
@@ -171,13 +166,12 @@ const moveArticle = defineTool({
   name: 'move_article',
   title: 'Move an article',
   words: 'put into relocate transfer file under different another wrong folder nest reorganize kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   idempotent: true,
   description:
     `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), parentFolderId: z.string().optional() }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveArticle,
   done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
@@ -187,14 +181,13 @@ const deleteArticle = defineTool({
   name: 'delete_article',
   title: 'Delete an article',
   words: 'remove erase trash drop rid outdated duplicate obsolete purge discard wipe destroy kb entry page faq doc help',
-  group: 'articles',
   scope: 'write',
   destructive: true,
   idempotent: true,
   description:
     'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
   input: z.object({ articleId: idInput() }),
-  route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public' },
+  route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public', payloadNotShown: [] },
   preview: previewDeleteArticle,
   done: (_data, input) => `Article ${input.articleId} deleted permanently.`,
   errors: { 404: NOT_FOUND },
@@ -240,7 +233,6 @@ const compareArticleDraft = defineTool({
   name: 'compare_article_draft',
   title: 'Compare drafts with their live articles',
   words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help review pending',
-  group: 'articles',
   scope: 'read',
   core: true,
   description:
@@ -260,7 +252,7 @@ const compareArticleDraft = defineTool({
   ui: 'review',
 });
 
-export const articles: ToolGroup = {
+export const articles = defineGroup({
   name: 'articles',
   description: 'Knowledge articles, live and draft: read, write, draft, publish, move, delete.',
   tools: [listArticles, getArticles, createArticle, updateArticle, createDraft, publishDraft, moveArticle, deleteArticle, compareArticleDraft],
@@ -269,4 +261,4 @@ export const articles: ToolGroup = {
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
     { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },
   ],
-};
+});

@@ -1,16 +1,18 @@
 import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { channelEnum, conversationSource, createExportFile, defined, preview, searchText } from './common.js';
+import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
+import { createExportFile } from './lib/export-file.js';
+import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
-import { shape, successShape } from './shapes.js';
-import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './scan.js';
-import { GROUP_BY, type ScanSummary, type StatsResult } from './results.js';
-import { changeOf, ConversationStats, definitionsFor, renderStats } from './stats.js';
+import { shape, successShape } from './lib/shapes.js';
+import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
+import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
+import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
@@ -84,7 +86,7 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     role: item.role,
     // Most events are normal messages: the compact view names only the other types.
     type: item.type === 'message' ? undefined : item.type,
-    message: preview(item.message),
+    message: shortened(item.message),
     approved: item.approved,
     resolved: item.resolved,
     feedback: item.feedback,
@@ -135,7 +137,6 @@ const listConversations = defineTool({
   title: 'List conversations',
   words: 'chats threads transcripts messages recent latest browse overview available existing current interaction ticket session',
   gives: ['interactionId', 'eventId'],
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -213,7 +214,6 @@ const exportTool = defineTool({
   name: 'export_conversations',
   title: 'Export conversations',
   words: 'dump download save file spreadsheet transcripts history months triage negative every whole entire complete archive backup chat thread interaction ticket session',
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -271,7 +271,6 @@ const statsTool = defineTool({
   name: 'conversation_stats',
   title: 'Conversation statistics',
   words: 'statistics numbers metrics average rate trend totals volume count many breakdown per csat kpi report analytics chat thread transcript interaction ticket session',
-  group: 'conversations',
   scope: 'read',
   core: true,
   description:
@@ -288,7 +287,6 @@ const generateAnswer = defineTool({
   title: 'Send a message and get the agent\'s answer',
   words: 'ask try question reply respond simulate chat talk',
   gives: ['interactionId', 'eventId'],
-  group: 'conversations',
   scope: 'write',
   core: true,
   description:
@@ -327,7 +325,6 @@ const giveFeedback = defineTool({
   name: 'give_feedback',
   title: 'Rate an answer',
   words: 'rate thumbs approve helpful wrong bad good mark undo reply score vote',
-  group: 'conversations',
   scope: 'write',
   core: true,
   idempotent: true,
@@ -351,7 +348,6 @@ const deleteConversation = defineTool({
   name: 'delete_conversation',
   title: 'Delete a conversation',
   words: 'remove erase wipe purge erasure chat test rid discard trash drop destroy thread transcript interaction ticket session',
-  group: 'conversations',
   scope: 'write',
   destructive: true,
   idempotent: true,
@@ -368,7 +364,7 @@ const deleteConversation = defineTool({
   errors: { 500: 'a storage failure while deleting; the conversation may still exist' },
 });
 
-export const conversations: ToolGroup = {
+export const conversations = defineGroup({
   name: 'conversations',
   description: 'Conversations, their events and feedback.',
   tools: [listConversations, exportTool, statsTool, generateAnswer, giveFeedback, deleteConversation],
@@ -378,4 +374,4 @@ export const conversations: ToolGroup = {
     downvote: 'thumb',
   },
   prompts: [triageNegativeAnswers],
-};
+});

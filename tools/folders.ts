@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { defined, PASS_THROUGH } from './common.js';
-import { countOf, fieldOf, previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './effects.js';
+import { countOf, defined, fieldOf } from './lib/records.js';
+import { PASS_THROUGH } from './lib/inputs.js';
+import { previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/folder-effects.js';
 
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 
@@ -11,13 +12,11 @@ const listFolders = defineTool({
   title: 'List folders',
   words: 'directories categories sections structure tree id browse overview available existing current',
   gives: ['folderId', 'folderIds', 'parentFolderId'],
-  group: 'folders',
   scope: 'read',
   description:
     'Shows the knowledge-base folder tree and each folder\'s agents; with botId, only what that agent answers from.',
   input: z.object({ botId: idInput().optional() }),
-  route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'] },
-  transform: (folders) => ({ folders }),
+  route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'], payloadNotShown: ['botId'] },
   list: {
     items: 'folders',
     compact: (item) => defined({ id: item.id, name: item.name, parentFolderId: item.parentFolderId, botIds: item.botIds }),
@@ -29,7 +28,6 @@ const createFolder = defineTool({
   name: 'create_folder',
   title: 'Create a folder',
   words: 'new add make subfolder category section directory called named set up',
-  group: 'folders',
   scope: 'write',
   description:
     `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
@@ -39,7 +37,7 @@ const createFolder = defineTool({
       parentFolderId: z.string().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Folder ${fieldOf(data, 'id')} created; next: assign_folders_to_agent so agents answer from it, create_article to fill it.`,
   errors: { 400: 'check name and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -48,13 +46,12 @@ const updateFolder = defineTool({
   name: 'update_folder',
   title: 'Rename a folder',
   words: 'change name title typo call correct edit modify fix rename adjust directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
     `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
   input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdateFolder,
   done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
@@ -64,7 +61,6 @@ const moveFolder = defineTool({
   name: 'move_folder',
   title: 'Move a folder',
   words: 'nest put under inside beneath reparent top level relocate transfer into reorganize directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
@@ -75,7 +71,7 @@ const moveFolder = defineTool({
       parentFolderId: z.string().nullable().optional(),
     })
     .passthrough(),
-  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest' },
+  route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveFolder,
   done: (_data, input) => `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
   errors: { 404: NOT_FOUND, 400: 'the target must be a folder of this workspace outside the moved folder\'s own subtree' },
@@ -85,14 +81,13 @@ const deleteFolder = defineTool({
   name: 'delete_folder',
   title: 'Delete a folder',
   words: 'remove empty unused drop rid old category erase purge discard trash wipe destroy directory section',
-  group: 'folders',
   scope: 'write',
   destructive: true,
   idempotent: true,
   description:
     'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
   input: z.object({ folderId: idInput() }),
-  route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public' },
+  route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public', payloadNotShown: [] },
   preview: previewDeleteFolder,
   done: (_data, input) => `Folder ${input.folderId} deleted permanently with its agent assignments.`,
   errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
@@ -102,7 +97,6 @@ const assignFolders = defineTool({
   name: 'assign_folders_to_agent',
   title: 'Assign folders to an agent',
   words: 'access let use connect link answer knowledge enable give attach grant bot assistant chatbot directory category section',
-  group: 'folders',
   scope: 'write',
   idempotent: true,
   description:
@@ -113,13 +107,13 @@ const assignFolders = defineTool({
       folderIds: idList().optional(),
     })
     .passthrough(),
-  route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest' },
+  route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest', payloadNotShown: [] },
   preview: previewAssignFolders,
   done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
 });
 
-export const folders: ToolGroup = {
+export const folders = defineGroup({
   name: 'folders',
   description: 'Knowledge folders and which agents answer from them.',
   tools: [listFolders, createFolder, updateFolder, moveFolder, deleteFolder, assignFolders],
@@ -135,4 +129,4 @@ export const folders: ToolGroup = {
       complete: { botId: { tool: 'list_agents', pick: (item) => (typeof item.id === 'string' ? item.id : undefined) } },
     },
   ],
-};
+});

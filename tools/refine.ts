@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { briefComparison, compareArticle, loadDraftPairs } from './article-review.js';
-import { defined } from './common.js';
-import { shape } from './shapes.js';
+import { briefComparison, compareArticle, loadDraftPairs } from './lib/article-review.js';
+import { defined } from './lib/records.js';
+import { shape } from './lib/shapes.js';
 import { reviewRefineSession } from './prompts.js';
 
 /** Only `active` is always there (the transform says so when the API answers null); the rest is the session. */
@@ -118,17 +118,15 @@ const getRefineSession = defineTool({
   title: 'Get the refine session of an answer',
   words: 'fix suggested proposed root cause analysis improve poor bad open read view details look inspect fetch review suggestion improvement',
   gives: ['replayId'],
-  group: 'refine',
   scope: 'read',
   description:
     'Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft\'s diff, replayed answer. Ids from list_conversations.',
   input: z.object(target),
   route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public', answersNull: true },
-  after: (response, _input, context) => reviewSession(response, context),
-  transform: (response, input) =>
+  transform: async (response, input, context) =>
     response === null || response === undefined
       ? { active: false, interactionId: input.interactionId, eventId: input.eventId, note: NO_SESSION }
-      : { active: true, ...(response as Record<string, unknown>) },
+      : { active: true, ...((await reviewSession(response, context)) as Record<string, unknown>) },
   output: session,
   list: { items: 'iterations', compact: compactIteration, more: 'Use view "full" for every field of each iteration.' },
   errors: ERRORS,
@@ -228,7 +226,6 @@ const waitForRefineSession = defineTool({
   name: 'wait_for_refine_session',
   title: 'Wait for a refine session',
   words: 'until ready finish done poll block complete notify fix review suggestion improvement root cause',
-  group: 'refine',
   scope: 'read',
   description:
     'Waits until the refine (fix-review) session of an answer is ready, no_change or failed, with progress; then gives its proposed changes with their draft diffs.',
@@ -241,7 +238,7 @@ const waitForRefineSession = defineTool({
   taskSupport: 'optional',
 });
 
-export const refine: ToolGroup = {
+export const refine = defineGroup({
   name: 'refine',
   description: 'Refine (fix-review) sessions of agent answers.',
   tools: [getRefineSession, waitForRefineSession],
@@ -256,4 +253,4 @@ export const refine: ToolGroup = {
     },
   ],
   prompts: [reviewRefineSession],
-};
+});

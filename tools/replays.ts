@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { shape } from './shapes.js';
+import { shape } from './lib/shapes.js';
 
 const replayRecord = shape(
   { id: z.string(), botId: z.string(), source: z.string(), status: z.string(), parentInteractionId: z.string(), replay: shape({ target_event_id: z.string(), status: z.string() }) },
@@ -12,7 +12,6 @@ const getReplay = defineTool({
   name: 'get_replay',
   title: 'Get a replay',
   words: 'replayed rerun result model open read view details look inspect fetch',
-  group: 'replays',
   scope: 'read',
   description:
     'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
@@ -25,7 +24,7 @@ const getReplay = defineTool({
   },
 });
 
-export const replays: ToolGroup = {
+export const replays = defineGroup({
   name: 'replays',
   description: 'Replay conversations.',
   tools: [getReplay],
@@ -38,4 +37,4 @@ export const replays: ToolGroup = {
       tool: 'get_replay',
     },
   ],
-};
+});

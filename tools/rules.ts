@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/engine/output.js';
-import { defined } from './common.js';
-import { pathDiff, type Quote, renderHunks } from './diff.js';
-import type { PathChange, RuleComparison } from './results.js';
-import { shape } from './shapes.js';
+import { defined } from './lib/records.js';
+import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
+import type { PathChange, RuleComparison } from '../src/views/results.js';
+import { shape } from './lib/shapes.js';
 
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
@@ -37,7 +37,6 @@ const listRuleVersions = defineTool({
   title: 'List versions of an intent rule',
   words: 'history revisions active changed times browse overview available existing current intent flow',
   gives: ['versionId', 'fromVersionId', 'toVersionId'],
-  group: 'rules',
   scope: 'read',
   description:
     'Shows an intent rule\'s version history and the active version. ruleId from the dashboard or a refine session.',
@@ -60,7 +59,6 @@ const getRuleVersion = defineTool({
   name: 'get_rule_version',
   title: 'Get one intent rule version',
   words: 'open read flow config look view details inspect fetch intent revision history',
-  group: 'rules',
   scope: 'read',
   description:
     'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
@@ -183,7 +181,6 @@ const compareRuleVersionsTool = defineTool({
   name: 'compare_rule_versions',
   title: 'Compare two versions of an intent rule',
   words: 'diff differences changed previous last current versus against intent flow revision history',
-  group: 'rules',
   scope: 'read',
   description:
     'Diffs two versions of an intent rule by field path, flowConfig included; default the active version against the one before. Ids: list_rule_versions.',
@@ -199,7 +196,7 @@ const compareRuleVersionsTool = defineTool({
   errors: { 400: ERRORS_400, 404: 'the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule\'s versions)' },
 });
 
-export const rules: ToolGroup = {
+export const rules = defineGroup({
   name: 'rules',
   description: 'Versions of intent rules.',
   tools: [listRuleVersions, getRuleVersion, compareRuleVersionsTool],
@@ -220,4 +217,4 @@ export const rules: ToolGroup = {
       tool: 'get_rule_version',
     },
   ],
-};
+});

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { nonBlank } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf } from './effects.js';
+import { nonBlank } from './lib/inputs.js';
+import { fieldOf } from './lib/records.js';
+import { shape } from './lib/shapes.js';
 
 const createTag = defineTool({
   name: 'create_tag',
   title: 'Create a tag',
   words: 'label new category add make set up',
-  group: 'tags',
   scope: 'write',
   description:
     'Adds a label to a custom tag group, for tagging conversations. tagGroupId from the dashboard.',
@@ -27,9 +26,9 @@ const createTag = defineTool({
   },
 });
 
-export const tags: ToolGroup = {
+export const tags = defineGroup({
   name: 'tags',
   description: 'Tags in custom tag groups.',
   tools: [createTag],
   aliases: { label: 'tag' },
-};
+});

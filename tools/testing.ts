@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { defineTool, type ToolGroup } from '../src/engine/define.js';
+import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isUuid } from './common.js';
-import { shape } from './shapes.js';
-import { fieldOf } from './effects.js';
+import { isUuid } from './lib/inputs.js';
+import { fieldOf } from './lib/records.js';
+import { shape } from './lib/shapes.js';
 
-export const MAX_CASE_IDS = 200;
+const MAX_CASE_IDS = 200;
 
 /** Unique case UUIDs, at most 200 (the spec sets no minimum): each bad or repeated entry is named by its index. */
-export const caseIdsInput = z
+const caseIdsInput = z
   .array(z.string())
   .max(MAX_CASE_IDS, `must list at most ${MAX_CASE_IDS} case ids`)
   .superRefine((ids, context) => {
@@ -29,7 +29,6 @@ const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
   title: 'Attach test cases to a criteria group',
   words: 'attach add link cases scenarios grading append',
-  group: 'testing',
   scope: 'write',
   idempotent: true,
   description:
@@ -54,7 +53,6 @@ const startRun = defineTool({
   name: 'start_test_set_run',
   title: 'Start a test-set run',
   words: 'launch kick off regression tests suite begin trigger run execute',
-  group: 'testing',
   scope: 'write',
   openWorld: true,
   description:
@@ -79,9 +77,9 @@ const startRun = defineTool({
   },
 });
 
-export const testing: ToolGroup = {
+export const testing = defineGroup({
   name: 'testing',
   description: 'Test-suite criteria groups and test-set runs.',
   tools: [addCases, startRun],
   aliases: { scenario: 'case', eval: 'test', evaluation: 'test' },
-};
+});

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { Api, HttpMethod } from '../http/client.js';
-import type { Logger } from '../log.js';
+import type { HttpMethod } from '../http/client.js';
 import type { Config } from '../config.js';
 import type { ViewName } from '../views/index.js';
 
@@ -27,6 +26,11 @@ export interface Route {
   answersNull?: boolean;
   /** Input fields holding a provider kind, sent under its wire name (SVC_PROVIDER_NAMES): the spec hides the real names. */
   providerFields?: readonly string[];
+  /**
+   * The spec does not show this route's payload, and names only these fields of it: the tool
+   * requires nothing else but path parameters, and passes unknown fields through (contract-tested).
+   */
+  payloadNotShown?: readonly string[];
 }
 
 /** Text for errors that only the tool can explain: which thing was missing and which tool lists it. */
@@ -43,11 +47,9 @@ export interface ProgressUpdate {
   message?: string;
 }
 
-/** What a custom handler may use: the same HTTP core, limiter and cancellation as every tool. */
+/** What a tool's hooks (handler, transform, preview) may use: the same HTTP core, limiter and cancellation as every tool. */
 export interface ToolContext {
-  api: Api;
   config: Config;
-  logger: Logger;
   signal: AbortSignal;
   /** Sends a progress notification when the client asked for progress; a no-op otherwise. */
   progress(update: ProgressUpdate): Promise<void>;
@@ -66,7 +68,7 @@ export interface PreviewContext extends ToolContext {
 }
 
 export interface ListShape {
-  /** Property of the result holding the items (a top-level array is wrapped by `transform` first). */
+  /** Property of the result holding the items; a result that is a bare array (a route answering one) is put under this name. */
   items: string;
   /** Projection used by `view: "compact"` (the default). */
   compact: (item: Record<string, unknown>) => Record<string, unknown>;
@@ -74,10 +76,15 @@ export interface ListShape {
   more: string;
 }
 
+/**
+ * One tool as its group module writes it: data from which the engine derives the listing, the
+ * HTTP call, confirmation and the result. First what describes the tool (tools/list, toolsets,
+ * find_tools), then the hooks of a call in the order a call runs them. The group is not written
+ * here: it is the group that lists the tool (`defineGroup`).
+ */
 export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
   title: string;
-  group: string;
   scope: Scope;
   /** Deletes data (destructiveHint). */
   destructive?: boolean;
@@ -96,41 +103,10 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    * find_tools names the tools a match needs first. Never listed.
    */
   gives?: readonly string[];
-  input: Input;
   /** Listed on the core surface (`SVC_TOOLSETS=core`): the tools a support engineer uses most. */
   core?: boolean;
-  /**
-   * Input fields that configuration fills when a call needs one and leaves it out (a default agent
-   * for `botId`); optional filters stay unfilled, so they never narrow a result unasked.
-   */
-  fallbacks?: Readonly<Record<string, ConfigFallback>>;
-  route?: Route;
-  /**
-   * Composite reads: replaces the single route call (a tool has a route or a handler, never both).
-   * Writes always have a route, because the confirmation gate shows the user that request.
-   */
-  handler?: (input: z.output<Input>, context: ToolContext) => Promise<unknown>;
   /** Zod schema of the structured result, when the spec documents the shape. */
   output?: z.ZodTypeAny;
-  list?: ListShape;
-  errors?: ErrorHints;
-  /** Route tools only: more work after the request succeeded (for example waiting for the jobs it queued). */
-  after?: (response: unknown, input: z.output<Input>, context: ToolContext) => Promise<unknown>;
-  /** Turns the upstream response into the tool's result data (for example `null` into an explanation). */
-  transform?: (response: unknown, input: z.output<Input>) => unknown;
-  /**
-   * A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
-   * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
-   */
-  text?: (data: unknown, quote: (value: unknown) => string) => string;
-  /**
-   * Writes that need confirmation: what the request will do, one line each, read from the target
-   * through `context.call` (same limiter) before the user is asked. Shown above the exact request.
-   * A read that fails is reported as a line, never thrown: the preview must not block the write.
-   */
-  preview?: (input: z.output<Input>, context: PreviewContext) => Promise<string[]>;
-  /** Writes: the line that opens a successful result, with the affected or new id and the natural next step. */
-  done?: (data: unknown, input: z.output<Input>) => string;
   /** Long jobs that may run as MCP tasks. */
   taskSupport?: 'optional';
   /**
@@ -138,6 +114,46 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    * renders from `structuredContent` and adds to the text result, which stays complete.
    */
   ui?: ViewName;
+
+  // A call runs the hooks below in this order; `errors` only when it fails.
+
+  /** 1. The arguments are coerced to this schema (objects sent as JSON text are parsed), then validated; unknown fields are refused by name. */
+  input: Input;
+  /**
+   * 2. Input fields that configuration fills when a call needs one and leaves it out (a default agent
+   * for `botId`): tried only when validation fails without them, so optional filters are never narrowed unasked.
+   */
+  fallbacks?: Readonly<Record<string, ConfigFallback>>;
+  /** 3. The request, built from the validated input (empty path parameters are refused). */
+  route?: Route;
+  /**
+   * 4. Writes that need confirmation: what the request will do, one line each, read from the target
+   * through `context.read` (same limiter) before the user is asked. Shown above the exact request.
+   * A read that fails is reported as a line, never thrown: the preview must not block the write.
+   */
+  preview?: (input: z.output<Input>, context: PreviewContext) => Promise<string[]>;
+  /**
+   * 5. Composite reads: replaces the route's request (a tool has a route or a handler, never both).
+   * Writes always have a route, because the confirmation gate shows the user that request.
+   */
+  handler?: (input: z.output<Input>, context: ToolContext) => Promise<unknown>;
+  /**
+   * 6. Turns the response (or the handler's value) into the tool's result data: `null` into an
+   * explanation, or, async through the context, more work once the request succeeded (waiting for
+   * the jobs a write queued, reading the drafts a session names).
+   */
+  transform?: (response: unknown, input: z.output<Input>, context: ToolContext) => unknown;
+  /** 7. Writes: the line that opens a successful result, with the affected or new id and the natural next step. */
+  done?: (data: unknown, input: z.output<Input>) => string;
+  /** 8. List results: the compact projection of each item, and what a capped result tells the user. */
+  list?: ListShape;
+  /**
+   * 9. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
+   * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
+   */
+  text?: (data: unknown, quote: (value: unknown) => string) => string;
+  /** When the call fails: text for the errors only the tool can explain. */
+  errors?: ErrorHints;
 }
 
 export function defineTool<Input extends z.ZodTypeAny>(definition: ToolDefinition<Input>): ToolDefinition {
@@ -178,10 +194,15 @@ export interface PromptDefinition {
   render: (args: Record<string, string | undefined>) => string;
 }
 
+/** A tool as the catalog holds it: its definition, and the name of the group that lists it. */
+export interface CatalogTool extends ToolDefinition {
+  group: string;
+}
+
 export interface ToolGroup {
   name: string;
   description: string;
-  tools: ToolDefinition[];
+  tools: CatalogTool[];
   /**
    * Everyday names for words of this group's tools, each read as that word when find_tools ranks
    * (a product name for the provider kind it is: confluence for wiki). Never listed.
@@ -189,4 +210,14 @@ export interface ToolGroup {
   aliases?: Readonly<Record<string, string>>;
   resources?: ResourceDefinition[];
   prompts?: PromptDefinition[];
+}
+
+/** A group as its module writes it: the definitions of its tools, which carry no group of their own. */
+export interface GroupDefinition extends Omit<ToolGroup, 'tools'> {
+  tools: ToolDefinition[];
+}
+
+/** The group as the catalog holds it: each tool names this group, so a tool cannot claim another. */
+export function defineGroup(group: GroupDefinition): ToolGroup {
+  return { ...group, tools: group.tools.map((tool) => ({ ...tool, group: group.name })) };
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ToolDefinition, ToolGroup } from './define.js';
+import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import { validationResult } from './errors.js';
 import { coerceToSchema, formatIssues, objectShape } from './inputs.js';
 import { jsonSchemaOf } from './schema.js';
@@ -86,7 +86,7 @@ export function parseGatewayCall(rawArgs: Record<string, unknown>): GatewayCall 
 export function findTools(
   rawArgs: Record<string, unknown>,
   catalog: ToolGroup[],
-  reachable: ToolDefinition[],
+  reachable: CatalogTool[],
   entryOf: (tool: ToolDefinition) => Tool,
 ): CallToolResult {
   const schema = findToolsSchema(catalog);
@@ -362,7 +362,7 @@ function slipBetween(typed: string, known: string): number {
 }
 
 /** Tools ranked by BM25F score for the query; tools that share no word with it are left out. */
-export function rankTools(catalog: ToolGroup[], query: string, candidates: ToolDefinition[]): ToolDefinition[] {
+export function rankTools(catalog: ToolGroup[], query: string, candidates: CatalogTool[]): CatalogTool[] {
   const index = indexOf(catalog);
   const terms = new Map<string, number>();
   const weigh = (word: string, weight: number) => terms.set(word, Math.max(terms.get(word) ?? 0, weight));

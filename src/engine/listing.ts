@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { needsConfirmation } from './confirm.js';
-import type { ToolDefinition, ToolGroup } from './define.js';
+import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import { gatewayListing } from './gateway.js';
 import { VIEWS } from './output.js';
 import { jsonSchemaOf } from './schema.js';
@@ -19,7 +19,7 @@ export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
 }
 
 /** Tools listed under the configuration: toolsets (groups, `core`) first, then read-only mode from `readOnlyHint`. */
-export function selectTools(catalog: ToolGroup[], config: Surface): ToolDefinition[] {
+export function selectTools(catalog: ToolGroup[], config: Surface): CatalogTool[] {
   const { toolsets } = config;
   const listed = (tool: ToolDefinition, group: ToolGroup) =>
     toolsets === 'all' || toolsets.includes(group.name) || (Boolean(tool.core) && toolsets.includes(CORE_TOOLSET));
@@ -30,7 +30,7 @@ export function selectTools(catalog: ToolGroup[], config: Surface): ToolDefiniti
  * Tools a call may name: the listed ones, and under `core` every catalog tool, since `find_tools`
  * and `call_tool` reach the whole catalog and a view calls its tools directly.
  */
-export function reachableTools(catalog: ToolGroup[], config: Surface): ToolDefinition[] {
+export function reachableTools(catalog: ToolGroup[], config: Surface): CatalogTool[] {
   if (!hasGateway(config)) return selectTools(catalog, config);
   return catalog.flatMap((group) => group.tools).filter((tool) => allowedInMode(tool, config));
 }

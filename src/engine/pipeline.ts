@@ -82,12 +82,12 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
         if (decision) return { result: decision, preview: true };
       }
       data = await run.session.api.request(request);
-      if (tool.after) data = await tool.after(data, input, context);
     } else if (tool.handler) {
       data = await tool.handler(input, context);
     }
-    if (tool.transform) data = tool.transform(data, input);
-    const result = shapeResult(data, {
+    if (tool.transform) data = await tool.transform(data, input, context);
+    // A list result that is a bare array is held under its items' name: structured content is an object.
+    const result = shapeResult(tool.list && Array.isArray(data) ? { [tool.list.items]: data } : data, {
       view,
       list: tool.list,
       text: tool.text,
@@ -153,9 +153,7 @@ function toolContext(run: ToolRun): ToolContext {
   const progressToken = run.origin._meta?.progressToken;
   const { options, api, catalogByName } = run.session;
   return {
-    api,
     config: options.config,
-    logger: options.logger,
     signal: run.signal,
     local: options.config.transport === 'stdio',
     async progress(update) {

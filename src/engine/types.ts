@@ -5,7 +5,7 @@ import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/int
 import type { Config } from '../config.js';
 import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
-import type { ToolDefinition, ToolGroup } from './define.js';
+import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
 import type { Redaction } from './secrets.js';
 import type { RunningTasks } from './tasks.js';
@@ -58,7 +58,7 @@ export interface Session {
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
   /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
-  toolsByName: ReadonlyMap<string, ToolDefinition>;
+  toolsByName: ReadonlyMap<string, CatalogTool>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: ReadonlyMap<string, ToolDefinition>;
   /** Finds and masks the session's API key in every form a result, preview or log line must not show (`keyRedaction`). */

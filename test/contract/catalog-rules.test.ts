@@ -9,39 +9,11 @@ import { buildRequest } from '../../src/engine/request.js';
 import { jsonSchemaOf } from '../../src/engine/schema.js';
 import { catalog } from '../../tools/index.js';
 
-/** Tools whose request payload is "not shown", with the fields the spec names for them. */
-const NOT_SHOWN: Record<string, string[]> = {
-  list_agents: [],
-  crawl_links: [],
-  initialize_knowledge_tree: [],
-  persist_knowledge_tree: [],
-  generate_knowledge: [],
-  generate_knowledge_bulk: [],
-  get_knowledge_jobs_status: [],
-  list_articles: ['type'],
-  create_article: [],
-  update_article: [],
-  create_article_draft: [],
-  // "Whether the publish route requires a body: not shown."
-  publish_article_draft: [],
-  move_article: [],
-  delete_article: [],
-  list_folders: ['botId'],
-  create_folder: [],
-  update_folder: [],
-  move_folder: [],
-  delete_folder: [],
-  assign_folders_to_agent: [],
-  // Setup sequence: "with name and alwaysGet", "with inputSchema and outputSchema", "with toolId and stepNumber".
-  create_action: ['name', 'alwaysGet'],
-  update_action: ['inputSchema', 'outputSchema'],
-  add_data_step: ['toolId', 'stepNumber'],
-  assign_action_to_agents: [],
-  test_action: [],
-  test_data_step: [],
-};
-
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
+/** Tools whose request payload is "not shown", with the fields the spec names for them: their routes say so. */
+const NOT_SHOWN: Record<string, readonly string[]> = Object.fromEntries(
+  [...tools.values()].flatMap((tool) => (tool.route?.payloadNotShown ? [[tool.name, tool.route.payloadNotShown]] : [])),
+);
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
 
 describe('tools whose payload the spec does not show', () => {

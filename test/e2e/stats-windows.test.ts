@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { newConversation } from '../../src/sandbox/state.js';
-import { splitWindow } from '../../tools/scan.js';
+import { splitWindow } from '../../tools/lib/scan.js';
 import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
 
 /*

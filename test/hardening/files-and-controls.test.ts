@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runStep } from '../../src/sandbox/steps.js';
-import { createExportFile } from '../../tools/common.js';
+import { createExportFile } from '../../tools/lib/export-file.js';
 
 describe('the export folder (finding 10)', () => {
   it('refuses to write through a planted symlink, and never overwrites', async () => {

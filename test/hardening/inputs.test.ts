@@ -14,7 +14,7 @@ import { validateInput } from '../../src/engine/pipeline.js';
 import { buildRequest } from '../../src/engine/request.js';
 import { ToolFailure } from '../../src/engine/errors.js';
 import { catalog } from '../../tools/index.js';
-import { splitWindow } from '../../tools/scan.js';
+import { splitWindow } from '../../tools/lib/scan.js';
 
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
 const tool = (name: string) => tools.get(name)!;

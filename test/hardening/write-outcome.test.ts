@@ -35,7 +35,6 @@ const write = (extra: Partial<ToolDefinition> = {}) =>
   defineTool({
     name: 'make_thing',
     title: 'Make a thing',
-    group: 'test',
     scope: 'write',
     description: 'Test write.',
     input: z.object({ name: z.string() }),
@@ -82,7 +81,7 @@ describe('write outcomes (finding 4)', () => {
 });
 
 describe('what a failure says about retries', () => {
-  const read = defineTool({ name: 'read_thing', title: 'Read a thing', group: 'test', scope: 'read', description: 'Test read.', input: z.object({}), route: { method: 'GET', path: '/v2/things' } });
+  const read = defineTool({ name: 'read_thing', title: 'Read a thing', scope: 'read', description: 'Test read.', input: z.object({}), route: { method: 'GET', path: '/v2/things' } });
   const setting = { rateLimit: config.rateLimit, keyFrom: 'environment' as const };
   const failed = (error: RateLimitError | UpstreamServerError, attempts: number) => Object.assign(error, { attempts });
 

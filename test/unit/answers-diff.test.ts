@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Envelope } from '../../src/engine/output.js';
-import { lineDiff, listChanges, passageDiff, pathDiff, renderPassages } from '../../tools/diff.js';
-import { compareArticle } from '../../tools/article-review.js';
+import { lineDiff, listChanges, passageDiff, pathDiff, renderPassages } from '../../tools/lib/diff.js';
+import { compareArticle } from '../../tools/lib/article-review.js';
 
 describe('pathDiff', () => {
   it('names each changed field by its path, flowConfig included, and line-diffs multi-line strings', () => {

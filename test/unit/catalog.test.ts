@@ -78,7 +78,6 @@ describe('catalog rules', () => {
     for (const tool of tools) {
       expect(Boolean(tool.route) !== Boolean(tool.handler), tool.name).toBe(true);
       if (tool.handler) expect(tool.scope, tool.name).toBe('read');
-      if (tool.after) expect(tool.route, tool.name).toBeDefined();
     }
   });
   it('marks deletes destructive and only reads read-only', () => {

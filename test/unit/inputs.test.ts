@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parseTime } from '../../src/engine/inputs.js';
 import { validateInput } from '../../src/engine/pipeline.js';
 import { catalog } from '../../tools/index.js';
-import { splitWindow } from '../../tools/scan.js';
+import { splitWindow } from '../../tools/lib/scan.js';
 
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
 const tool = (name: string) => tools.get(name)!;

@@ -4,7 +4,7 @@ import '../common/base.css';
 import './review.css';
 import { el, isRecord, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../../../tools/results.js';
+import { VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
 
 const root = document.getElementById('view')!;
 let app: App | undefined;

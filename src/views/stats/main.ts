@@ -16,7 +16,7 @@ import {
   type Group,
   type KeyedGroup,
   type StatsResult,
-} from '../../../tools/results.js';
+} from '../results.js';
 
 const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */

@@ -1,6 +1,6 @@
-import type { PreviewContext } from '../src/engine/define.js';
+import type { PreviewContext } from '../../src/engine/define.js';
 import { differs, lineDiff, listChanges, listOf, passageDiff, renderPassages, textOf } from './diff.js';
-import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from './results.js';
+import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from '../../src/views/results.js';
 import { compareArticle } from './article-review.js';
 import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 

@@ -1,7 +1,7 @@
 /**
- * The structured results that the views (src/views, built for the browser) read, and how both
- * sides format their figures. Tools build the results; views import these types and formatters.
- * This module imports nothing, so the browser build can take it whole, and the two sides cannot
+ * The structured results that the views read, and how both sides format their figures: the
+ * contract between the tools that build these results and the views beside this file that show
+ * them. It imports nothing, so the browser build can take it whole, and the two sides cannot
  * drift apart.
  */
 

@@ -1,8 +1,8 @@
-import type { ToolContext } from '../src/engine/define.js';
-import { ToolFailure } from '../src/engine/errors.js';
-import { DAY_MS } from '../src/engine/inputs.js';
-import { records } from './common.js';
-import type { ScanSummary } from './results.js';
+import type { ToolContext } from '../../src/engine/define.js';
+import { ToolFailure } from '../../src/engine/errors.js';
+import { DAY_MS } from '../../src/engine/inputs.js';
+import { records } from './records.js';
+import type { ScanSummary } from '../../src/views/results.js';
 
 export const MAX_WINDOW_MS = 90 * DAY_MS;
 /** The largest page the list route gives. */

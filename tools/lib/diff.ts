@@ -1,7 +1,7 @@
 import { diffArrays, structuredPatch } from 'diff';
-import { isRecord } from '../src/engine/output.js';
-import { canonicalJson } from '../src/engine/tokens.js';
-import type { DiffHunk, DiffLine, Passage, PathChange, TextDiff } from './results.js';
+import { isRecord } from '../../src/engine/output.js';
+import { canonicalJson } from '../../src/engine/tokens.js';
+import type { DiffHunk, DiffLine, Passage, PathChange, TextDiff } from '../../src/views/results.js';
 
 const CONTEXT_LINES = 2;
 

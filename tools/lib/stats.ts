@@ -1,5 +1,5 @@
-import { isRecord } from '../src/engine/output.js';
-import { defined } from './common.js';
+import { isRecord } from '../../src/engine/output.js';
+import { defined } from './records.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
 import {
@@ -18,12 +18,12 @@ import {
   type KeyedGroup,
   type Stats,
   type StatsResult,
-} from './results.js';
+} from '../../src/views/results.js';
 
 const TOP_ARTICLES = 5;
 
 /** What each figure counts, exactly as the code below counts it: said once per result. */
-export const DEFINITIONS: Definitions = {
+const DEFINITIONS: Definitions = {
   conversations: 'createdAt in the window; each under the one agent it was listed for',
   answers: 'svcbot (agent-written) events of type message',
   thumbsUp: 'svcbot events of any type with approved true',
@@ -299,31 +299,34 @@ export function changeOf(now: Stats, before: Stats): NonNullable<StatsResult['ch
 /** The definitions a result states: the figures, and `change` when there is one. */
 export const definitionsFor = (compared: boolean): Definitions => (compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS);
 
-type Cells = Array<{ value: string; change?: string }>;
+/** The figures a table shows, in its column order: how each is read from counts or from a change, and how it is written. */
+const FIGURES: Array<{ label: string; of: (figures: Change) => number | null; kind: 'count' | 'rate' | 'mean' }> = [
+  { label: 'conversations', of: (figures) => figures.conversations, kind: 'count' },
+  { label: 'answers', of: (figures) => figures.answers, kind: 'count' },
+  { label: 'thumbs up', of: (figures) => figures.thumbsUp, kind: 'count' },
+  { label: 'thumbs down', of: (figures) => figures.thumbsDown, kind: 'count' },
+  { label: 'negative rate', of: (figures) => figures.negativeRate, kind: 'rate' },
+  { label: 'unresolved negative', of: (figures) => figures.unresolvedNegative, kind: 'count' },
+  { label: 'CSAT ratings', of: (figures) => figures.csat.count, kind: 'count' },
+  { label: 'CSAT mean', of: (figures) => figures.csat.mean, kind: 'mean' },
+  { label: 'escalations', of: (figures) => figures.escalations, kind: 'count' },
+];
 
-function cells(counts: Counts, change?: Change): Cells {
-  return [
-    { value: String(counts.conversations), change: change && formatChange(change.conversations, 'count') },
-    { value: String(counts.answers), change: change && formatChange(change.answers, 'count') },
-    { value: String(counts.thumbsUp), change: change && formatChange(change.thumbsUp, 'count') },
-    { value: String(counts.thumbsDown), change: change && formatChange(change.thumbsDown, 'count') },
-    { value: formatPercent(counts.negativeRate), change: change && formatChange(change.negativeRate, 'rate') },
-    { value: String(counts.unresolvedNegative), change: change && formatChange(change.unresolvedNegative, 'count') },
-    { value: String(counts.csat.count), change: change && formatChange(change.csat.count, 'count') },
-    { value: formatMean(counts.csat.mean), change: change && formatChange(change.csat.mean, 'mean') },
-    { value: String(counts.escalations), change: change && formatChange(change.escalations, 'count') },
-  ];
+function formatFigure(value: number | null, kind: 'count' | 'rate' | 'mean'): string {
+  return kind === 'rate' ? formatPercent(value) : kind === 'mean' ? formatMean(value) : String(value);
 }
 
-const FIGURES = ['conversations', 'answers', 'thumbs up', 'thumbs down', 'negative rate', 'unresolved negative', 'CSAT ratings', 'CSAT mean', 'escalations'];
-
 function row(labels: string[], counts: Counts, change?: Change): string {
-  const shown = cells(counts, change).map((cell) => (cell.change === undefined || cell.change === '-' ? cell.value : `${cell.value} (${cell.change})`));
+  const shown = FIGURES.map(({ of, kind }) => {
+    const value = formatFigure(of(counts), kind);
+    const changed = change && formatChange(of(change), kind);
+    return changed === undefined || changed === '-' ? value : `${value} (${changed})`;
+  });
   return `| ${[...labels, ...shown].join(' | ')} |`;
 }
 
 function header(labels: string[]): string[] {
-  const columns = [...labels, ...FIGURES];
+  const columns = [...labels, ...FIGURES.map((figure) => figure.label)];
   return [`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`];
 }
 

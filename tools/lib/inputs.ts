@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+/** Non-blank text: blank strings count as empty. */
+export function nonBlank(description?: string) {
+  const text = z.string().refine((value) => value.trim().length > 0, 'must not be empty or blank');
+  return description ? text.describe(description) : text;
+}
+
+export const channelEnum = z.enum(['chat', 'email']);
+
+/** Source values of conversations: the documented ones plus lowercase names of connected platforms. */
+export const conversationSource = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
+
+/** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters (C0, DEL and C1). */
+export function searchText(description: string) {
+  return z
+    .string()
+    .refine((text) => text.trim().length > 0, 'must not be blank')
+    // The spec counts non-blank characters: spaces between words do not count against the 100.
+    .refine((text) => text.replace(/\s/g, '').length <= 100, 'must be at most 100 characters, not counting blanks')
+    .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
+    // eslint-disable-next-line no-control-regex
+    .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')
+    .describe(description);
+}
+
+/** The description marker of a tool whose payload the spec does not show; the guide says what it means. */
+export const PASS_THROUGH = 'Extra fields pass through.';
