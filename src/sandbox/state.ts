@@ -125,6 +125,9 @@ export function ownerOf(state: SandboxState, collection: CollectionName, id: str
 // ---------------------------------------------------------------------------
 // Time helpers
 
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
