@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConversationStore } from './conversation-store.js';
-import { forbiddenWorkspace } from './errors.js';
+import { forbiddenWorkspace, notFound } from './errors.js';
 import type {
   Article, Attachment, Bot, BotFolderJunction, Conversation, CriteriaGroup, DataStep, Folder, HcTool,
   IngestionJob, IntentRule, KeyRecord, PromptVersion, ProviderCatalog, ProviderKind, PublicConversation,
@@ -112,6 +112,19 @@ export function findInWorkspace<K extends CollectionName>(
   if (own !== undefined) return own;
   if (ownerOf(state, collection, id) !== undefined) throw forbiddenWorkspace();
   return undefined;
+}
+
+/** As findInWorkspace, with a 404 carrying `message` when the id exists nowhere. */
+export function requireInWorkspace<K extends CollectionName>(
+  state: SandboxState,
+  ws: Workspace,
+  collection: K,
+  id: string,
+  message: string,
+): CollectionValue<K> {
+  const found = findInWorkspace(state, ws, collection, id);
+  if (found === undefined) throw notFound(message);
+  return found;
 }
 
 /** The workspace holding `id` in `collection`, if any. */
