@@ -286,12 +286,12 @@ function seedConversations(ws: Workspace, now: number): void {
 
 // ---------------------------------------------------------------------------
 
-function seedWorkspaceA(state: SandboxState, now: number): Workspace {
-  const ws = createWorkspace(SEED.workspaceA, 'Northwind Outfitters');
-  const t = (daysAgo: number) => iso(now - daysAgo * DAY_MS);
-  const base = state.baseUrl;
+/** Times in the seed are days before the clock at start. */
+type DaysAgo = (days: number) => string;
+const daysAgoFrom = (now: number): DaysAgo => (days) => iso(now - days * DAY_MS);
 
-  // Agents
+/** Agents, their folders, and which agent sees which folder. */
+function seedAgents(ws: Workspace, t: DaysAgo): void {
   const bots: Bot[] = [
     { id: SEED.bots.storeAssistant, companyId: ws.id, name: 'Store Assistant', description: 'Answers shoppers in the website chat widget.', channels: ['chat'], createdAt: t(400), isActive: true },
     { id: SEED.bots.emailSupport, companyId: ws.id, name: 'Email Support', description: 'Drafts and sends replies to support emails from the helpdesk.', channels: ['email'], createdAt: t(380), isActive: true },
@@ -312,8 +312,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     const id = seedId('junction', 'a', i + 1);
     ws.botFolderJunctions.set(id, { id, companyId: ws.id, botId, folderId, createdAt: t(200 - i) });
   });
+}
 
-  // Tag groups and tags (before conversations, which reference tags)
+/** Tag groups and tags (before conversations, which reference tags). */
+function seedTags(ws: Workspace, t: DaysAgo): void {
   ws.tagGroups.set(SEED.tagGroups.topics, { id: SEED.tagGroups.topics, companyId: ws.id, name: 'Topics', description: 'Conversation topics used in reporting', custom: true, createdAt: t(200) });
   ws.tagGroups.set(SEED.tagGroups.system, { id: SEED.tagGroups.system, companyId: ws.id, name: 'System', description: 'Built-in tags', custom: false, createdAt: t(400) });
   const tagDefs: [keyof typeof SEED.tags, string, string][] = [
@@ -326,8 +328,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   tagDefs.forEach(([key, groupId, description], i) => {
     ws.tags.set(SEED.tags[key], { id: SEED.tags[key], createdAt: t(190 - i), tagGroupId: groupId, tagName: key, tagDescription: description });
   });
+}
 
-  // Articles
+/** The live articles (ARTICLES); one was generated from the completed web source. */
+function seedArticles(ws: Workspace, t: DaysAgo): void {
   ARTICLES.forEach((a, i) => {
     const article: Article = {
       id: a.id,
@@ -358,6 +362,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   // misc linkage of the article generated from the completed web source
   ws.articles.get(SEED.articles.shippingTimes)!.misc = { sourceDocumentId: SEED.sources.webCompleted };
+}
+
+/** A draft of the returns policy (45-day window), and a new draft without an original. */
+function seedDrafts(ws: Workspace, t: DaysAgo): void {
   const returns = ws.articles.get(SEED.articles.returnsPolicy)!;
   ws.articles.set(SEED.articles.returnsPolicyDraft, {
     ...returns,
@@ -405,10 +413,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     origin: 'API_CREATED',
     documentUrl: null,
   });
+}
 
-  seedConversations(ws, now);
-
-  // Sources, jobs and connected providers
+/** Sources, their ingestion jobs, the connected providers and what they offer to import. */
+function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   ws.connectedProviders = new Set(['notes', 'helpcenter', 'wiki']);
   ws.sources.set(SEED.sources.webCompleted, {
     id: SEED.sources.webCompleted, companyId: ws.id, source: 'web', url: 'https://northwind-outfitters.example/help/shipping',
@@ -467,8 +475,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
       ] },
     ],
   };
+}
 
-  // Actions, attribute, data steps, assignments
+/** Actions, the attribute, their data steps (calling the mock store backend) and agent assignments. */
+function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
   ws.tools.set(SEED.tools.orderStatus, {
     id: SEED.tools.orderStatus, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Look up order status',
     description: 'Fetches the fulfilment status and tracking number of an order.', alwaysGet: false, source: 'api',
@@ -502,21 +512,21 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   ws.dataSteps.set(SEED.dataSteps.orderStatusLookup, {
     id: SEED.dataSteps.orderStatusLookup, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Get order', toolId: SEED.tools.orderStatus,
-    stepNumber: 1, url: `${base}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
     headers: { Authorization: { hide: true, value: 'Bearer nw_live_4b1d9e0c7a2f' }, Accept: { hide: false, value: 'application/json' } },
     body: null,
     responseMapping: { status: 'status', trackingNumber: 'trackingNumber', estimatedDelivery: { path: 'estimatedDelivery', dataType: 'date' } },
   });
   ws.dataSteps.set(SEED.dataSteps.returnLabelCreate, {
     id: SEED.dataSteps.returnLabelCreate, createdAt: t(70), updatedAt: t(70), companyId: ws.id, name: 'Create label', toolId: SEED.tools.returnLabel,
-    stepNumber: 1, url: `${base}/__sandbox/mock/returns`, method: 'POST',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/returns`, method: 'POST',
     headers: { 'X-Api-Token': { hide: true, value: 'rt_9c2e51aa0b' } },
     body: { orderId: { hide: false, value: '${orderId}' }, reason: { hide: false, value: '${reason}' } },
     responseMapping: { labelUrl: 'labelUrl' },
   });
   ws.dataSteps.set(SEED.dataSteps.customerTierLookup, {
     id: SEED.dataSteps.customerTierLookup, createdAt: t(50), updatedAt: t(5), companyId: ws.id, name: 'Get customer', toolId: SEED.tools.customerTier,
-    stepNumber: 1, url: `${base}/__sandbox/mock/customers/\${email}`, method: 'GET',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/customers/\${email}`, method: 'GET',
     headers: { Authorization: { hide: true, value: 'Bearer crm_sk_77f0e2' } }, body: null,
     responseMapping: { tier: 'tier', lifetimeOrders: { path: 'lifetimeOrders', dataType: 'number' } },
   });
@@ -529,8 +539,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     const id = seedId('toolAssignment', 'a', i + 1);
     ws.toolAssignments.set(id, { id, botId, toolId, companyId: ws.id, channels, createdAt: t(40 - i) });
   });
+}
 
-  // Intent rule with three versions, and a business rule
+/** An intent rule with three versions, and a business rule. */
+function seedRules(ws: Workspace, t: DaysAgo): void {
   const ruleId = SEED.rules.whereIsMyOrder;
   const mkVersion = (v: number, status: 'PUBLISHED' | 'DRAFT' | 'HISTORICAL', daysAgo: number, message: string, by: string): RuleVersion => ({
     versionId: `v${v}`,
@@ -562,8 +574,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
       },
     }],
   });
+}
 
-  // Replay of the negatively rated conversation
+/** The review of the negatively rated conversation: its replay and a refine session on the answer. */
+function seedReview(ws: Workspace, now: number): void {
   ws.replays.set(SEED.replay, {
     id: SEED.replay, companyId: ws.id, botId: SEED.bots.storeAssistant, source: 'replay', channel: 'chat', status: 'done',
     createdAt: iso(now - HOUR_MS), updatedAt: iso(now - HOUR_MS + 20_000), parentInteractionId: SEED.negativeConversation,
@@ -607,8 +621,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     createdAt: iso(started), updatedAt: iso(started + 90_000), originalAnswerSnapshot: oldSnapshot, iterations: [iteration],
   };
   ws.refineSessions.set(sessionId, session);
+}
 
-  // Test suite
+/** Criteria, test cases, a test set and prompt versions. */
+function seedTestSuite(ws: Workspace, t: DaysAgo): void {
   const crit = (n: number, name: string, c: Partial<Criterion>): Criterion => ({
     id: seedId('criterion', 'a', n), companyId: ws.id, defaultCriterionId: null, name, type: 'deterministic', condition: null, blocking: false,
     judgePrompt: null, passPrompt: null, failPrompt: null, isActive: true, createdAt: t(30), updatedAt: t(30), ...c,
@@ -644,13 +660,28 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   ws.promptVersions.set(SEED.promptVersions.v1, { id: SEED.promptVersions.v1, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 1, status: 'PUBLISHED', createdAt: t(200) });
   ws.promptVersions.set(SEED.promptVersions.v2, { id: SEED.promptVersions.v2, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 2, status: 'DRAFT', createdAt: t(1) });
+}
 
+/** In this order: the review needs the conversations, the conversations need the tags and articles. */
+function seedWorkspaceA(state: SandboxState, now: number): Workspace {
+  const ws = createWorkspace(SEED.workspaceA, 'Northwind Outfitters');
+  const t = daysAgoFrom(now);
+  seedAgents(ws, t);
+  seedTags(ws, t);
+  seedArticles(ws, t);
+  seedDrafts(ws, t);
+  seedConversations(ws, now);
+  seedSources(ws, now, t);
+  seedActions(ws, t, state.baseUrl);
+  seedRules(ws, t);
+  seedReview(ws, now);
+  seedTestSuite(ws, t);
   return ws;
 }
 
 function seedWorkspaceB(now: number): Workspace {
   const ws = createWorkspace(SEED.workspaceB, 'Globex Hardware');
-  const t = (daysAgo: number) => iso(now - daysAgo * DAY_MS);
+  const t = daysAgoFrom(now);
   ws.bots.set(SEED.bots.globexHelpdesk, { id: SEED.bots.globexHelpdesk, companyId: ws.id, name: 'Globex Helpdesk', description: 'Answers hardware questions.', channels: ['chat'], createdAt: t(100), isActive: true });
   ws.folders.set(SEED.folders.globexFaq, { id: SEED.folders.globexFaq, companyId: ws.id, name: 'FAQ', parentFolderId: null, createdAt: t(90), updatedAt: t(90) });
   const jid = seedId('junction', 'b', 1);
