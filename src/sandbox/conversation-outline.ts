@@ -40,7 +40,8 @@ export interface ConversationOutline {
   ticket: number | null;
   /** known customers get userAttributes, copied into metadata.user_attributes */
   customer: OutlineCustomer | null;
-  metadata: Record<string, unknown>;
+  /** metadata.locale, when the conversation has one */
+  locale: string | null;
   /** the id of event k (1-based, in order) */
   eventId: (k: number) => string;
   turns: OutlineTurn[];
@@ -75,8 +76,10 @@ export function buildConversation(outline: ConversationOutline): Conversation {
     userAttributes,
     companyId: outline.companyId,
     botId: outline.botId,
-    metadata: userAttributes ? { ...outline.metadata, user_attributes: { ...userAttributes } } : outline.metadata,
+    metadata: {},
   });
+  if (outline.locale !== null) conversation.metadata.locale = outline.locale;
+  if (userAttributes) conversation.metadata.user_attributes = { ...userAttributes };
   const replies = addEvents(conversation, outline);
   if (outline.thumbs) {
     const rated = replies[outline.thumbs.turn];

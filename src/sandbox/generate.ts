@@ -389,7 +389,7 @@ export class GeneratedConversations implements GeneratedColumns {
       channel: AGENTS[plan.agent].channel,
       ticket: source === 'zendesk' ? 100_000 + n : null,
       customer: plan.customer,
-      metadata: { locale: 'en-US' },
+      locale: 'en-US',
       eventId: (k) => eventId(n, k),
       turns: plan.turns.map((turn) => ({ userAt: turn.userAt, message: QUESTIONS[turn.question].text, replyAt: turn.replyAt, reply: replies[turn.question] })),
       tags: tag ? [tag] : [],
