@@ -13,8 +13,39 @@
  * page. Filters the indices cannot serve (source, channel, CSAT, question, answer) are checked
  * while walking, within the window and the agent only.
  */
-import type { GeneratedConversations } from './generate.js';
 import type { Conversation } from './types.js';
+
+/**
+ * Generated conversations as the store reads them (generate.ts makes them): typed columns, one
+ * entry per conversation, and each conversation built as an object on demand.
+ */
+export interface GeneratedColumns {
+  readonly count: number;
+  readonly createdAt: Float64Array;
+  /** latest event time: the list route's sort key */
+  readonly latestAt: Float64Array;
+  /** indices into `sources`, `channels` */
+  readonly source: Uint8Array;
+  readonly channel: Uint8Array;
+  /** -1 when no rating */
+  readonly csat: Int8Array;
+  readonly sources: readonly string[];
+  readonly channels: readonly string[];
+  readonly agentIds: string[];
+  /** per agent, indices sorted newest first by (latestAt, id) */
+  readonly byAgent: Uint32Array[];
+  /** Every conversation's last event is at most this long after its creation. */
+  readonly maxSpanMs: number;
+  idOf(index: number): string;
+  /** The index of a generated conversation id. */
+  indexOf(id: string): number | undefined;
+  /** The index of the conversation a generated event id belongs to. */
+  indexOfEvent(id: string): number | undefined;
+  /** A test of the lowercased `question` and `answer` filters; null when no generated conversation can match. */
+  textFilter(question: string | undefined, answer: string | undefined): ((index: number) => boolean) | null;
+  /** Conversation `index` as a full object (a new one on every call). */
+  materialise(index: number): Conversation;
+}
 
 /** Latest event time of a conversation: the list route sorts on it. */
 function latestMessageAt(c: Conversation): number {
@@ -67,12 +98,12 @@ const OBJECT = 1;
 const DELETED = 2;
 
 export class ConversationStore extends Map<string, Conversation> {
-  private generated: GeneratedConversations | undefined;
+  private generated: GeneratedColumns | undefined;
   private states = new Uint8Array(0);
   private inColumns = 0;
 
   /** Adds the generated conversations, all still in columns. */
-  addGenerated(generated: GeneratedConversations): void {
+  addGenerated(generated: GeneratedColumns): void {
     this.generated = generated;
     this.states = new Uint8Array(generated.count);
     this.inColumns = generated.count;

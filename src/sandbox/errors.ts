@@ -44,6 +44,11 @@ export function defaultMessage(status: number): string {
   }
 }
 
+/** The 404 answer to a method and path that no route serves. */
+export function noRouteBody(method: string, path: string): ErrorBody {
+  return errorBody(404, `Cannot ${method} ${path}`);
+}
+
 /** Throw from a handler: `throw new HttpError(400, ['limit must not be greater than 100'])`. */
 export class HttpError extends Error {
   readonly status: number;

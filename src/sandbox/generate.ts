@@ -10,14 +10,13 @@
  * read or a write needs it (`materialise`). Answers are the agent's replies to the same questions
  * at start, kept once per agent and question: later article edits do not rewrite history.
  */
-import { addUsedArticles, buildReply } from './reply.js';
-import { DAY_MS, computeHasFeedback, computeResolved, newConversation, newEvent, subjectOf, type Workspace } from './state.js';
-import type { Channel, Conversation, EventType, PublicArticle, StoredEvent, TagReference } from './types.js';
-import type { SeedIds } from './seed.js';
+import { buildConversation, type OutlineCustomer } from './conversation-outline.js';
+import type { GeneratedColumns } from './conversation-store.js';
+import { recordReply, type RecordedReply } from './reply.js';
+import { SEED, type SeedIds } from './seed-ids.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS, type Workspace } from './state.js';
+import type { Channel, Conversation, TagReference } from './types.js';
 
-const SECOND_MS = 1_000;
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 const YEAR_DAYS = 365;
 /** No follow-up question. */
 const NONE = 255;
@@ -184,11 +183,7 @@ function ageInDays(draw: Draw): number {
 // ---------------------------------------------------------------------------
 // One conversation's plan: every draw, in a fixed order
 
-interface Reply {
-  type: EventType;
-  message: string | null;
-  usedArticles: PublicArticle[];
-  usedSubfolders: { id: string; title: string }[];
+interface Reply extends RecordedReply {
   /** answered from the question's expected article */
   right: boolean;
   messageLower: string | null;
@@ -209,7 +204,7 @@ interface Plan {
   thumbs: { approved: boolean; resolved: boolean | null; note: string | null } | null;
   csat: number | null;
   attachment: boolean;
-  customer: { first: string; last: string; tier: 'gold' | 'standard'; orders: number } | null;
+  customer: OutlineCustomer | null;
   /** time of the last event */
   latestAt: number;
 }
@@ -228,7 +223,7 @@ const EVENT_ID = /^e0000000-000a-4000-9\d{3}-(\d{12})$/;
  * The N generated conversations of workspace A (seeded first: the replies come from its
  * articles): typed columns for the list route, objects on demand.
  */
-export class GeneratedConversations {
+export class GeneratedConversations implements GeneratedColumns {
   readonly createdAt: Float64Array;
   /** latest event time: the list route's sort key */
   readonly latestAt: Float64Array;
@@ -256,12 +251,11 @@ export class GeneratedConversations {
     readonly count: number,
     /** the clock at start: every time is relative to it */
     private readonly now: number,
-    seed: SeedIds,
   ) {
-    this.agentIds = AGENTS.map((agent) => seed.bots[agent.bot]);
-    this.replies = AGENTS.map((agent) => QUESTIONS.map((question) => snapshotReply(ws, seed.bots[agent.bot], question, question.expected && seed.articles[question.expected])));
-    for (const key of Object.keys(seed.tags) as TagKey[]) {
-      const tag = ws.tags.get(seed.tags[key]);
+    this.agentIds = AGENTS.map((agent) => SEED.bots[agent.bot]);
+    this.replies = AGENTS.map((agent) => QUESTIONS.map((question) => snapshotReply(ws, SEED.bots[agent.bot], question, question.expected && SEED.articles[question.expected])));
+    for (const key of Object.keys(SEED.tags) as TagKey[]) {
+      const tag = ws.tags.get(SEED.tags[key]);
       if (tag) this.tags.set(key, { id: tag.id, name: tag.tagName, groupId: tag.tagGroupId });
     }
     this.createdAt = new Float64Array(count);
@@ -381,95 +375,40 @@ export class GeneratedConversations {
   materialise(index: number): Conversation {
     const n = index + 1;
     const plan = this.plan(n);
-    const agent = AGENTS[plan.agent];
     const source = SOURCES[plan.source];
-    const first = QUESTIONS[plan.turns[0].question];
-    const ticket = source === 'zendesk' ? 100_000 + n : null;
-    const userAttributes = plan.customer && {
-      email: `${plan.customer.first.toLowerCase()}.${plan.customer.last.toLowerCase()}@example.com`,
-      name: `${plan.customer.first} ${plan.customer.last}`,
-      tier: plan.customer.tier,
-      orderCount: plan.customer.orders,
-    };
-    const conversation = newConversation({
+    const replies = this.replies[plan.agent];
+    const openingTag = QUESTIONS[plan.turns[0].question].tag;
+    const tag = openingTag && this.tags.get(openingTag);
+    return buildConversation({
       id: generatedConversationId(n),
-      createdAt: plan.createdAt,
-      externalCreatedAt: ticket === null ? null : plan.createdAt - 2 * MINUTE_MS,
-      source,
-      channel: agent.channel,
-      externalId: ticket === null ? null : String(ticket),
-      url: ticket === null ? null : `https://northwind.helpdesk.example/tickets/${ticket}`,
-      subjectPreview: subjectOf(first.text),
-      userAttributes,
       companyId: this.ws.id,
       botId: this.agentIds[plan.agent],
-      metadata: userAttributes ? { locale: 'en-US', user_attributes: { ...userAttributes } } : { locale: 'en-US' },
-    });
-    const events = conversation.events;
-    const add = (at: number, role: StoredEvent['role'], type: EventType, message: string | null) => {
-      const event = newEvent(conversation.id, eventId(n, events.length + 1), plan.createdAt + at, role, type, message);
-      events.push(event);
-      return event;
-    };
-    const replyEvents: StoredEvent[] = [];
-    for (const turn of plan.turns) {
-      const question = QUESTIONS[turn.question];
-      const user = add(turn.userAt, 'user', 'message', question.text);
-      if (ticket !== null) {
-        user.externalId = `zd-msg-${ticket}-${events.length}`;
-        user.externalCreatedAt = user.createdAt - 30 * SECOND_MS;
-      }
-      if (events.length === 1) {
-        const tag = question.tag && this.tags.get(question.tag);
-        if (tag) user.tags.push({ ...tag });
-        if (plan.attachment) {
-          user.attachments.push({
-            storagePath: `${this.ws.id}/interactions/${conversation.id}/photo.jpg`,
-            originalUrl: `https://uploads.northwind-outfitters.example/chat/${n.toString(16)}/photo.jpg`,
-            contentType: 'image/jpeg',
-            sizeBytes: 90_000 + ((n * 7_919) % 150_000),
-          });
+      createdAt: plan.createdAt,
+      now: this.now,
+      source,
+      channel: AGENTS[plan.agent].channel,
+      ticket: source === 'zendesk' ? 100_000 + n : null,
+      customer: plan.customer,
+      locale: 'en-US',
+      eventId: (k) => eventId(n, k),
+      turns: plan.turns.map((turn) => ({ userAt: turn.userAt, message: QUESTIONS[turn.question].text, replyAt: turn.replyAt, reply: replies[turn.question] })),
+      tags: tag ? [tag] : [],
+      attachment: plan.attachment
+        ? {
+          storagePath: `${this.ws.id}/interactions/${generatedConversationId(n)}/photo.jpg`,
+          originalUrl: `https://uploads.northwind-outfitters.example/chat/${n.toString(16)}/photo.jpg`,
+          contentType: 'image/jpeg',
+          sizeBytes: 90_000 + ((n * 7_919) % 150_000),
         }
-      }
-      const reply = this.replies[plan.agent][turn.question];
-      const bot = add(turn.replyAt, 'svcbot', reply.type, reply.message);
-      bot.usedArticles = reply.usedArticles.map((article) => ({ ...article }));
-      for (const article of reply.usedArticles) {
-        if (!conversation.usedArticles.some((used) => used.id === article.id)) conversation.usedArticles.push({ ...article });
-      }
-      for (const folder of reply.usedSubfolders) {
-        if (!conversation.usedSubfolders.some((used) => used.id === folder.id)) conversation.usedSubfolders.push({ ...folder });
-      }
-      replyEvents.push(bot);
-    }
-    if (plan.handOver) {
-      add(plan.handOver.noteAt, 'agent', 'internalnote', 'Picked up from the escalation queue.');
-      add(plan.handOver.messageAt, 'agent', 'message',
-        `Hi ${plan.customer?.first ?? 'there'}, this is ${plan.handOver.teammate} from the Northwind support team. I have taken over your request and will get back to you shortly.`);
-    }
-    if (plan.thumbs) {
-      const rated = replyEvents.find((event) => event.type === 'message')!;
-      rated.approved = plan.thumbs.approved;
-      rated.resolved = plan.thumbs.resolved;
-      rated.feedback = plan.thumbs.note;
-    }
-    if (plan.csat !== null) replyEvents[replyEvents.length - 1].csatRating = plan.csat;
-    conversation.status = plan.handOver ? 'Escalated to a human agent' : this.now - plan.createdAt < DAY_MS ? 'Open' : 'Closed';
-    conversation.hasFeedback = computeHasFeedback(conversation);
-    conversation.resolved = computeResolved(conversation);
-    return conversation;
+        : null,
+      handOver: plan.handOver && { ...plan.handOver, greeting: plan.customer?.first ?? 'there' },
+      thumbs: plan.thumbs && { turn: plan.turns.findIndex((turn) => replies[turn.question].type === 'message'), ...plan.thumbs },
+      csat: plan.csat,
+    });
   }
 }
 
 function snapshotReply(ws: Workspace, botId: string, question: Question, expectedArticleId: string | null): Reply {
-  const reply = buildReply(ws, botId, question.text);
-  const used: Pick<Reply, 'usedArticles' | 'usedSubfolders'> = { usedArticles: [], usedSubfolders: [] };
-  addUsedArticles(ws, used, reply.used);
-  return {
-    type: reply.type,
-    message: reply.message,
-    ...used,
-    right: reply.used.length > 0 && reply.used[0].id === expectedArticleId,
-    messageLower: reply.message?.toLowerCase() ?? null,
-  };
+  const reply = recordReply(ws, botId, question.text);
+  return { ...reply, right: reply.usedArticles[0]?.id === expectedArticleId, messageLower: reply.message?.toLowerCase() ?? null };
 }

@@ -1,4 +1,4 @@
-/** The simulated reply flow of generate answer (also used to build the seed conversations). */
+/** The simulated reply flow of generate answer (also used to build the seed and generated conversations). */
 import { firstSentences, retrieve } from './retrieval.js';
 import { articleRef, liveArticlesForBot, type Workspace } from './state.js';
 import type { Article, Conversation, EventType } from './types.js';
@@ -19,3 +19,16 @@ export function addUsedArticles(ws: Workspace, conv: Pick<Conversation, 'usedArt
   }
 }
 
+/** A reply as a conversation records it: the articles it used, and the folders they come from. */
+export interface RecordedReply extends Pick<Conversation, 'usedArticles' | 'usedSubfolders'> {
+  type: EventType;
+  message: string | null;
+}
+
+/** The agent's reply to a user message, as the seed and generated conversations record it. */
+export function recordReply(ws: Workspace, botId: string, userMessage: string): RecordedReply {
+  const reply = buildReply(ws, botId, userMessage);
+  const recorded: RecordedReply = { type: reply.type, message: reply.message, usedArticles: [], usedSubfolders: [] };
+  addUsedArticles(ws, recorded, reply.used);
+  return recorded;
+}

@@ -3,102 +3,17 @@
  * workspace B ("Globex Hardware") is tiny and exists to exercise cross-workspace 403s.
  *
  * Ids are deterministic (see ids.ts) and every time is relative to the clock at start, so the
- * data always looks recent. SEED below lists the ids other code and tests rely on.
+ * data always looks recent. SEED (seed-ids.ts) lists the ids other code and tests rely on.
  */
+import { buildConversation, type OutlineTurn } from './conversation-outline.js';
 import { GeneratedConversations } from './generate.js';
 import { eventSeedId, seedId } from './ids.js';
-import { addUsedArticles, buildReply } from './reply.js';
+import { recordReply } from './reply.js';
+import { SEED } from './seed-ids.js';
 import {
-  DAY_MS, articleRef, computeHasFeedback, computeResolved, createWorkspace, iso, newConversation, newEvent, subjectOf,
-  type SandboxState, type Workspace,
+  DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS, createWorkspace, iso, newConversation, newEvent, type SandboxState, type Workspace,
 } from './state.js';
-import type {
-  Article, Bot, Channel, Criterion, FixIteration, FixReviewSession,
-  RuleVersion, StoredAttachment, StoredEvent, TagReference,
-} from './types.js';
-
-const HOUR_MS = 3_600_000;
-const MIN_MS = 60_000;
-
-export const SEED = {
-  workspaceA: seedId('workspace', 'a', 1),
-  workspaceB: seedId('workspace', 'b', 1),
-  users: {
-    dana: seedId('user', 'a', 1), // Dana Whitfield, support lead
-    luis: seedId('user', 'a', 2), // Luis Ortega, knowledge manager
-  },
-  bots: {
-    storeAssistant: seedId('bot', 'a', 1), // chat
-    emailSupport: seedId('bot', 'a', 2), // email
-    globexHelpdesk: seedId('bot', 'b', 1), // workspace B
-  },
-  folders: {
-    shipping: seedId('folder', 'a', 1), // "Shipping & Delivery" (root)
-    international: seedId('folder', 'a', 2), // "International Shipping" (nested in shipping)
-    accountReturns: seedId('folder', 'a', 3), // "Account & Returns" (root)
-    globexFaq: seedId('folder', 'b', 1),
-  },
-  articles: {
-    shippingTimes: seedId('article', 'a', 1),
-    orderTracking: seedId('article', 'a', 2),
-    internationalShipping: seedId('article', 'a', 3),
-    returnsPolicy: seedId('article', 'a', 4),
-    passwordReset: seedId('article', 'a', 5),
-    warranty: seedId('article', 'a', 6),
-    expressDelivery: seedId('article', 'a', 7),
-    holidayCutoffs: seedId('article', 'a', 8), // live but inactive
-    returnsPolicyDraft: seedId('article', 'a', 9), // draft of returnsPolicy
-    giftCardsDraft: seedId('article', 'a', 10), // new draft, no original
-    globexWarranty: seedId('article', 'b', 1),
-  },
-  /** conversation 1 (about 2 hours old): user event 1, svcbot event 2 rated approved=false, unresolved */
-  negativeConversation: seedId('conversation', 'a', 1),
-  negativeUserEvent: eventSeedId('a', 1, 1),
-  negativeEvent: eventSeedId('a', 1, 2),
-  /** conversation 2: warranty claim whose user event 1 carries an attachment */
-  attachmentConversation: seedId('conversation', 'a', 2),
-  /** conversation 41: synced from the helpdesk, never touched by the service (excluded from the list route) */
-  untouchedConversation: seedId('conversation', 'a', 41),
-  globexConversation: seedId('conversation', 'b', 1),
-  sources: {
-    webCompleted: seedId('source', 'a', 1),
-    webFailed: seedId('source', 'a', 2),
-    notesPage: seedId('source', 'a', 3),
-  },
-  jobs: {
-    webCompleted: 'job_seed_web_shipping',
-    webFailed: 'job_seed_web_failed',
-    notesPage: 'job_seed_notes_returns',
-  },
-  tools: {
-    orderStatus: seedId('tool', 'a', 1), // action
-    returnLabel: seedId('tool', 'a', 2), // action
-    customerTier: seedId('tool', 'a', 3), // attribute (alwaysGet)
-  },
-  dataSteps: {
-    orderStatusLookup: seedId('dataStep', 'a', 1),
-    returnLabelCreate: seedId('dataStep', 'a', 2),
-    customerTierLookup: seedId('dataStep', 'a', 3),
-  },
-  rules: {
-    whereIsMyOrder: seedId('rule', 'a', 1), // intent rule, versions v1 (historical), v2 (published), v3 (draft)
-    refundApproval: seedId('rule', 'a', 2), // business rule
-  },
-  replay: seedId('replay', 'a', 1),
-  refineSession: seedId('refineSession', 'a', 1),
-  criteriaGroup: seedId('criteriaGroup', 'a', 1),
-  testCases: [seedId('testCase', 'a', 1), seedId('testCase', 'a', 2), seedId('testCase', 'a', 3)],
-  testSet: seedId('testSet', 'a', 1),
-  promptVersions: { v1: seedId('promptVersion', 'a', 1), v2: seedId('promptVersion', 'a', 2) },
-  tagGroups: { topics: seedId('tagGroup', 'a', 1), system: seedId('tagGroup', 'a', 2) },
-  tags: {
-    shipping: seedId('tag', 'a', 1),
-    returns: seedId('tag', 'a', 2),
-    account: seedId('tag', 'a', 3),
-    warranty: seedId('tag', 'a', 4),
-    urgent: seedId('tag', 'a', 5),
-  },
-} as const;
+import type { Article, Bot, Conversation, Criterion, FixIteration, FixReviewSession, RuleVersion, TagReference } from './types.js';
 
 const HELP = 'https://help.northwind-outfitters.example/articles';
 
@@ -291,96 +206,61 @@ function tagRef(ws: Workspace, key: keyof typeof SEED.tags): TagReference {
   return { id: t.id, name: t.tagName, groupId: t.tagGroupId };
 }
 
-function seedConversations(ws: Workspace, now: number): void {
-  SCRIPTS.forEach((s, idx) => {
-    const n = idx + 1;
-    const botId = s.bot === 'chat' ? SEED.bots.storeAssistant : SEED.bots.emailSupport;
-    const channel: Channel = s.bot;
-    const source = s.source ?? (s.bot === 'chat' ? 'widget' : 'zendesk');
-    const createdAt = Math.round(now - s.ageDays * DAY_MS);
-    const first = FIRST_NAMES[idx % FIRST_NAMES.length];
-    const last = LAST_NAMES[(idx * 3) % LAST_NAMES.length];
-    const external = source === 'zendesk';
-    const ticket = 40_100 + n * 7;
-    const conv = newConversation({
-      id: seedId('conversation', 'a', n),
-      createdAt,
-      externalCreatedAt: external ? createdAt - 2 * MIN_MS : null,
-      source,
-      channel,
-      externalId: external ? String(ticket) : null,
-      url: external ? `https://northwind.helpdesk.example/tickets/${ticket}` : null,
-      subjectPreview: subjectOf(s.messages[0]),
-      userAttributes: idx % 4 === 3 ? null : {
-        email: `${first.toLowerCase()}.${last.toLowerCase()}@example.com`,
-        name: `${first} ${last}`,
-        tier: idx % 3 === 0 ? 'gold' : 'standard',
-        orderCount: (idx * 5) % 17,
-      },
-      companyId: ws.id,
-      botId,
-      metadata: { locale: 'en-US' },
-    });
-    if (conv.userAttributes) conv.metadata.user_attributes = { ...conv.userAttributes };
-    let k = 0;
-    let t = createdAt + 1_000;
-    let escalated = false;
-    let firstBotEvent: StoredEvent | undefined;
-    let lastBotEvent: StoredEvent | undefined;
-    for (const text of s.messages) {
-      const user = newEvent(conv.id, eventSeedId('a', n, ++k), t, 'user', 'message', text);
-      if (external) {
-        user.externalId = `zd-msg-${ticket}-${k}`;
-        user.externalCreatedAt = t - 30_000;
-      }
-      conv.events.push(user);
-      if (s.attachment && k === 1) {
-        const att: StoredAttachment = {
-          storagePath: `${ws.id}/interactions/${conv.id}/zipper-photo.jpg`,
-          originalUrl: 'https://uploads.northwind-outfitters.example/chat/8f2c1e/zipper-photo.jpg',
-          contentType: 'image/jpeg',
-          sizeBytes: 184_233,
-        };
-        user.attachments.push(att);
-      }
-      t += 4_000;
-      const reply = buildReply(ws, botId, text);
-      const bot = newEvent(conv.id, eventSeedId('a', n, ++k), t, 'svcbot', reply.type, reply.message);
-      bot.usedArticles = reply.used.map(articleRef);
-      addUsedArticles(ws, conv, reply.used);
-      if (reply.type === 'silent_escalation') escalated = true;
-      conv.events.push(bot);
-      firstBotEvent ??= bot;
-      lastBotEvent = bot;
-      t += 2 * MIN_MS;
-    }
-    if (escalated) {
-      conv.events.push(
-        newEvent(conv.id, eventSeedId('a', n, ++k), t + 5 * MIN_MS, 'agent', 'internalnote', 'Picked up from the escalation queue.'),
-        newEvent(conv.id, eventSeedId('a', n, ++k), t + 6 * MIN_MS, 'agent', 'message',
-          `Hi ${first}, this is Maya from the Northwind support team. I have taken over your request and will get back to you shortly.`),
-      );
-    }
-    if (firstBotEvent && s.approved !== undefined) {
-      firstBotEvent.approved = s.approved;
-      if (s.approved === false) firstBotEvent.resolved = s.resolvedNegative ?? false;
-      if (s.feedback) firstBotEvent.feedback = s.feedback;
-    }
-    if (s.csat !== undefined) (lastBotEvent ?? conv.events[conv.events.length - 1]).csatRating = s.csat;
-    if (s.tags) conv.events[0].tags = s.tags.map((key) => tagRef(ws, key));
-    conv.status = escalated ? 'Escalated to a human agent' : s.ageDays < 1 ? 'Open' : 'Closed';
-    conv.hasFeedback = computeHasFeedback(conv);
-    conv.resolved = computeResolved(conv);
-    ws.conversations.set(conv.id, conv);
-  });
+/** A script's pace: the agent replies 4 s after each message, the next message comes 2 minutes after the reply. */
+const TURN_MS = 4 * SECOND_MS + 2 * MINUTE_MS;
 
-  // A helpdesk-synced conversation the service never acted on: excluded from the list route.
+/** A script's conversation; the replies come from the agent's own reply flow over the seeded articles. */
+function scriptedConversation(ws: Workspace, script: ConversationScript, idx: number, now: number): Conversation {
+  const n = idx + 1;
+  const botId = script.bot === 'chat' ? SEED.bots.storeAssistant : SEED.bots.emailSupport;
+  const source = script.source ?? (script.bot === 'chat' ? 'widget' : 'zendesk');
+  const first = FIRST_NAMES[idx % FIRST_NAMES.length];
+  const last = LAST_NAMES[(idx * 3) % LAST_NAMES.length];
+  const turns: OutlineTurn[] = script.messages.map((message, i) => {
+    const userAt = SECOND_MS + i * TURN_MS;
+    return { userAt, message, replyAt: userAt + 4 * SECOND_MS, reply: recordReply(ws, botId, message) };
+  });
+  const escalated = turns.some((turn) => turn.reply.type === 'silent_escalation');
+  const afterLastTurn = SECOND_MS + turns.length * TURN_MS;
+  const conversationId = seedId('conversation', 'a', n);
+  return buildConversation({
+    id: conversationId,
+    companyId: ws.id,
+    botId,
+    createdAt: Math.round(now - script.ageDays * DAY_MS),
+    now,
+    source,
+    channel: script.bot,
+    ticket: source === 'zendesk' ? 40_100 + n * 7 : null,
+    customer: idx % 4 === 3 ? null : { first, last, tier: idx % 3 === 0 ? 'gold' : 'standard', orders: (idx * 5) % 17 },
+    locale: 'en-US',
+    eventId: (k) => eventSeedId('a', n, k),
+    turns,
+    tags: (script.tags ?? []).map((key) => tagRef(ws, key)),
+    attachment: script.attachment
+      ? {
+        storagePath: `${ws.id}/interactions/${conversationId}/zipper-photo.jpg`,
+        originalUrl: 'https://uploads.northwind-outfitters.example/chat/8f2c1e/zipper-photo.jpg',
+        contentType: 'image/jpeg',
+        sizeBytes: 184_233,
+      }
+      : null,
+    handOver: escalated ? { noteAt: afterLastTurn + 5 * MINUTE_MS, messageAt: afterLastTurn + 6 * MINUTE_MS, teammate: 'Maya', greeting: first } : null,
+    thumbs: script.approved === undefined
+      ? null
+      : { turn: 0, approved: script.approved, resolved: script.approved === false ? (script.resolvedNegative ?? false) : null, note: script.feedback ?? null },
+    csat: script.csat ?? null,
+  });
+}
+
+/** A helpdesk-synced conversation the service never acted on: excluded from the list route. */
+function untouchedConversation(ws: Workspace, now: number): Conversation {
   const n = 41;
   const createdAt = now - 3 * DAY_MS;
   const conv = newConversation({
     id: seedId('conversation', 'a', n),
     createdAt,
-    externalCreatedAt: createdAt - MIN_MS,
+    externalCreatedAt: createdAt - MINUTE_MS,
     source: 'zendesk',
     channel: 'email',
     status: 'Closed',
@@ -395,17 +275,23 @@ function seedConversations(ws: Workspace, now: number): void {
     newEvent(conv.id, eventSeedId('a', n, 1), createdAt + 1_000, 'user', 'message', 'Do you offer wholesale pricing for a hiking club of 40 members?'),
     newEvent(conv.id, eventSeedId('a', n, 2), createdAt + HOUR_MS, 'agent', 'message', 'Hi! I have forwarded your request to our partnerships team.'),
   );
-  ws.conversations.set(conv.id, conv);
+  return conv;
+}
+
+function seedConversations(ws: Workspace, now: number): void {
+  for (const conv of [...SCRIPTS.map((script, idx) => scriptedConversation(ws, script, idx, now)), untouchedConversation(ws, now)]) {
+    ws.conversations.set(conv.id, conv);
+  }
 }
 
 // ---------------------------------------------------------------------------
 
-function seedWorkspaceA(state: SandboxState, now: number): Workspace {
-  const ws = createWorkspace(SEED.workspaceA, 'Northwind Outfitters');
-  const t = (daysAgo: number) => iso(now - daysAgo * DAY_MS);
-  const base = state.baseUrl;
+/** Times in the seed are days before the clock at start. */
+type DaysAgo = (days: number) => string;
+const daysAgoFrom = (now: number): DaysAgo => (days) => iso(now - days * DAY_MS);
 
-  // Agents
+/** Agents, their folders, and which agent sees which folder. */
+function seedAgents(ws: Workspace, t: DaysAgo): void {
   const bots: Bot[] = [
     { id: SEED.bots.storeAssistant, companyId: ws.id, name: 'Store Assistant', description: 'Answers shoppers in the website chat widget.', channels: ['chat'], createdAt: t(400), isActive: true },
     { id: SEED.bots.emailSupport, companyId: ws.id, name: 'Email Support', description: 'Drafts and sends replies to support emails from the helpdesk.', channels: ['email'], createdAt: t(380), isActive: true },
@@ -426,8 +312,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     const id = seedId('junction', 'a', i + 1);
     ws.botFolderJunctions.set(id, { id, companyId: ws.id, botId, folderId, createdAt: t(200 - i) });
   });
+}
 
-  // Tag groups and tags (before conversations, which reference tags)
+/** Tag groups and tags (before conversations, which reference tags). */
+function seedTags(ws: Workspace, t: DaysAgo): void {
   ws.tagGroups.set(SEED.tagGroups.topics, { id: SEED.tagGroups.topics, companyId: ws.id, name: 'Topics', description: 'Conversation topics used in reporting', custom: true, createdAt: t(200) });
   ws.tagGroups.set(SEED.tagGroups.system, { id: SEED.tagGroups.system, companyId: ws.id, name: 'System', description: 'Built-in tags', custom: false, createdAt: t(400) });
   const tagDefs: [keyof typeof SEED.tags, string, string][] = [
@@ -440,8 +328,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   tagDefs.forEach(([key, groupId, description], i) => {
     ws.tags.set(SEED.tags[key], { id: SEED.tags[key], createdAt: t(190 - i), tagGroupId: groupId, tagName: key, tagDescription: description });
   });
+}
 
-  // Articles
+/** The live articles (ARTICLES); one was generated from the completed web source. */
+function seedArticles(ws: Workspace, t: DaysAgo): void {
   ARTICLES.forEach((a, i) => {
     const article: Article = {
       id: a.id,
@@ -472,6 +362,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   // misc linkage of the article generated from the completed web source
   ws.articles.get(SEED.articles.shippingTimes)!.misc = { sourceDocumentId: SEED.sources.webCompleted };
+}
+
+/** A draft of the returns policy (45-day window), and a new draft without an original. */
+function seedDrafts(ws: Workspace, t: DaysAgo): void {
   const returns = ws.articles.get(SEED.articles.returnsPolicy)!;
   ws.articles.set(SEED.articles.returnsPolicyDraft, {
     ...returns,
@@ -519,10 +413,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     origin: 'API_CREATED',
     documentUrl: null,
   });
+}
 
-  seedConversations(ws, now);
-
-  // Sources, jobs and connected providers
+/** Sources, their ingestion jobs, the connected providers and what they offer to import. */
+function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   ws.connectedProviders = new Set(['notes', 'helpcenter', 'wiki']);
   ws.sources.set(SEED.sources.webCompleted, {
     id: SEED.sources.webCompleted, companyId: ws.id, source: 'web', url: 'https://northwind-outfitters.example/help/shipping',
@@ -581,8 +475,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
       ] },
     ],
   };
+}
 
-  // Actions, attribute, data steps, assignments
+/** Actions, the attribute, their data steps (calling the mock store backend) and agent assignments. */
+function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
   ws.tools.set(SEED.tools.orderStatus, {
     id: SEED.tools.orderStatus, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Look up order status',
     description: 'Fetches the fulfilment status and tracking number of an order.', alwaysGet: false, source: 'api',
@@ -616,21 +512,21 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   ws.dataSteps.set(SEED.dataSteps.orderStatusLookup, {
     id: SEED.dataSteps.orderStatusLookup, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Get order', toolId: SEED.tools.orderStatus,
-    stepNumber: 1, url: `${base}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
     headers: { Authorization: { hide: true, value: 'Bearer nw_live_4b1d9e0c7a2f' }, Accept: { hide: false, value: 'application/json' } },
     body: null,
     responseMapping: { status: 'status', trackingNumber: 'trackingNumber', estimatedDelivery: { path: 'estimatedDelivery', dataType: 'date' } },
   });
   ws.dataSteps.set(SEED.dataSteps.returnLabelCreate, {
     id: SEED.dataSteps.returnLabelCreate, createdAt: t(70), updatedAt: t(70), companyId: ws.id, name: 'Create label', toolId: SEED.tools.returnLabel,
-    stepNumber: 1, url: `${base}/__sandbox/mock/returns`, method: 'POST',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/returns`, method: 'POST',
     headers: { 'X-Api-Token': { hide: true, value: 'rt_9c2e51aa0b' } },
     body: { orderId: { hide: false, value: '${orderId}' }, reason: { hide: false, value: '${reason}' } },
     responseMapping: { labelUrl: 'labelUrl' },
   });
   ws.dataSteps.set(SEED.dataSteps.customerTierLookup, {
     id: SEED.dataSteps.customerTierLookup, createdAt: t(50), updatedAt: t(5), companyId: ws.id, name: 'Get customer', toolId: SEED.tools.customerTier,
-    stepNumber: 1, url: `${base}/__sandbox/mock/customers/\${email}`, method: 'GET',
+    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/customers/\${email}`, method: 'GET',
     headers: { Authorization: { hide: true, value: 'Bearer crm_sk_77f0e2' } }, body: null,
     responseMapping: { tier: 'tier', lifetimeOrders: { path: 'lifetimeOrders', dataType: 'number' } },
   });
@@ -643,8 +539,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     const id = seedId('toolAssignment', 'a', i + 1);
     ws.toolAssignments.set(id, { id, botId, toolId, companyId: ws.id, channels, createdAt: t(40 - i) });
   });
+}
 
-  // Intent rule with three versions, and a business rule
+/** An intent rule with three versions, and a business rule. */
+function seedRules(ws: Workspace, t: DaysAgo): void {
   const ruleId = SEED.rules.whereIsMyOrder;
   const mkVersion = (v: number, status: 'PUBLISHED' | 'DRAFT' | 'HISTORICAL', daysAgo: number, message: string, by: string): RuleVersion => ({
     versionId: `v${v}`,
@@ -676,8 +574,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
       },
     }],
   });
+}
 
-  // Replay of the negatively rated conversation
+/** The review of the negatively rated conversation: its replay and a refine session on the answer. */
+function seedReview(ws: Workspace, now: number): void {
   ws.replays.set(SEED.replay, {
     id: SEED.replay, companyId: ws.id, botId: SEED.bots.storeAssistant, source: 'replay', channel: 'chat', status: 'done',
     createdAt: iso(now - HOUR_MS), updatedAt: iso(now - HOUR_MS + 20_000), parentInteractionId: SEED.negativeConversation,
@@ -689,7 +589,7 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   const negEvent = negConv.events.find((e) => e.id === SEED.negativeEvent)!;
   const sessionId = SEED.refineSession;
   const iterationId = seedId('refineIteration', 'a', 1);
-  const started = now - 50 * MIN_MS;
+  const started = now - 50 * MINUTE_MS;
   const oldSnapshot = { interactionId: negConv.id, eventId: negEvent.id, originalEventId: null, content: negEvent.message, role: 'svcbot', type: negEvent.type, createdAt: iso(negEvent.createdAt) };
   const iteration: FixIteration = {
     id: iterationId, companyId: ws.id, sessionId, interactionId: negConv.id, targetEventId: negEvent.id, previousIterationId: null,
@@ -721,8 +621,10 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
     createdAt: iso(started), updatedAt: iso(started + 90_000), originalAnswerSnapshot: oldSnapshot, iterations: [iteration],
   };
   ws.refineSessions.set(sessionId, session);
+}
 
-  // Test suite
+/** Criteria, test cases, a test set and prompt versions. */
+function seedTestSuite(ws: Workspace, t: DaysAgo): void {
   const crit = (n: number, name: string, c: Partial<Criterion>): Criterion => ({
     id: seedId('criterion', 'a', n), companyId: ws.id, defaultCriterionId: null, name, type: 'deterministic', condition: null, blocking: false,
     judgePrompt: null, passPrompt: null, failPrompt: null, isActive: true, createdAt: t(30), updatedAt: t(30), ...c,
@@ -758,13 +660,28 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   });
   ws.promptVersions.set(SEED.promptVersions.v1, { id: SEED.promptVersions.v1, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 1, status: 'PUBLISHED', createdAt: t(200) });
   ws.promptVersions.set(SEED.promptVersions.v2, { id: SEED.promptVersions.v2, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 2, status: 'DRAFT', createdAt: t(1) });
+}
 
+/** In this order: the review needs the conversations, the conversations need the tags and articles. */
+function seedWorkspaceA(state: SandboxState, now: number): Workspace {
+  const ws = createWorkspace(SEED.workspaceA, 'Northwind Outfitters');
+  const t = daysAgoFrom(now);
+  seedAgents(ws, t);
+  seedTags(ws, t);
+  seedArticles(ws, t);
+  seedDrafts(ws, t);
+  seedConversations(ws, now);
+  seedSources(ws, now, t);
+  seedActions(ws, t, state.baseUrl);
+  seedRules(ws, t);
+  seedReview(ws, now);
+  seedTestSuite(ws, t);
   return ws;
 }
 
 function seedWorkspaceB(now: number): Workspace {
   const ws = createWorkspace(SEED.workspaceB, 'Globex Hardware');
-  const t = (daysAgo: number) => iso(now - daysAgo * DAY_MS);
+  const t = daysAgoFrom(now);
   ws.bots.set(SEED.bots.globexHelpdesk, { id: SEED.bots.globexHelpdesk, companyId: ws.id, name: 'Globex Helpdesk', description: 'Answers hardware questions.', channels: ['chat'], createdAt: t(100), isActive: true });
   ws.folders.set(SEED.folders.globexFaq, { id: SEED.folders.globexFaq, companyId: ws.id, name: 'FAQ', parentFolderId: null, createdAt: t(90), updatedAt: t(90) });
   const jid = seedId('junction', 'b', 1);
@@ -776,17 +693,26 @@ function seedWorkspaceB(now: number): Workspace {
     isDraft: false, isDraftPublished: false, originalArticleId: null, originalArticleVersion: null, createdBy: seedId('user', 'b', 1),
     updatedBy: seedId('user', 'b', 1), origin: 'UI_CREATED', documentUrl: null,
   });
-  const createdAt = now - DAY_MS;
-  const conv = newConversation({
-    id: SEED.globexConversation, createdAt, source: 'widget', channel: 'chat', status: 'Closed',
-    subjectPreview: 'How long is the warranty on drills?', companyId: ws.id, botId: SEED.bots.globexHelpdesk,
+  const question = 'How long is the warranty on drills?';
+  const conv = buildConversation({
+    id: SEED.globexConversation,
+    companyId: ws.id,
+    botId: SEED.bots.globexHelpdesk,
+    createdAt: now - DAY_MS,
+    now,
+    source: 'widget',
+    channel: 'chat',
+    ticket: null,
+    customer: null,
+    locale: null,
+    eventId: (k) => eventSeedId('b', 1, k),
+    turns: [{ userAt: SECOND_MS, message: question, replyAt: 3 * SECOND_MS, reply: recordReply(ws, SEED.bots.globexHelpdesk, question) }],
+    tags: [],
+    attachment: null,
+    handOver: null,
+    thumbs: null,
+    csat: null,
   });
-  const user = newEvent(conv.id, eventSeedId('b', 1, 1), createdAt + 1_000, 'user', 'message', 'How long is the warranty on drills?');
-  const reply = buildReply(ws, SEED.bots.globexHelpdesk, user.message!);
-  const bot = newEvent(conv.id, eventSeedId('b', 1, 2), createdAt + 3_000, 'svcbot', reply.type, reply.message);
-  bot.usedArticles = reply.used.map(articleRef);
-  addUsedArticles(ws, conv, reply.used);
-  conv.events.push(user, bot);
   ws.conversations.set(conv.id, conv);
   return ws;
 }
@@ -798,10 +724,9 @@ function seedWorkspaceB(now: number): Workspace {
 export function seedState(state: SandboxState, generated = 0): void {
   const now = state.now();
   const a = seedWorkspaceA(state, now);
-  if (generated > 0) a.conversations.addGenerated(new GeneratedConversations(a, generated, now, SEED));
+  if (generated > 0) a.conversations.addGenerated(new GeneratedConversations(a, generated, now));
   const b = seedWorkspaceB(now);
   state.workspaces.set(a.id, a);
   state.workspaces.set(b.id, b);
 }
 
-export type SeedIds = typeof SEED;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConversationStore } from './conversation-store.js';
-import { forbiddenWorkspace } from './errors.js';
+import { forbiddenWorkspace, notFound } from './errors.js';
 import type {
   Article, Attachment, Bot, BotFolderJunction, Conversation, CriteriaGroup, DataStep, Folder, HcTool,
   IngestionJob, IntentRule, KeyRecord, PromptVersion, ProviderCatalog, ProviderKind, PublicConversation,
@@ -114,6 +114,19 @@ export function findInWorkspace<K extends CollectionName>(
   return undefined;
 }
 
+/** As findInWorkspace, with a 404 carrying `message` when the id exists nowhere. */
+export function requireInWorkspace<K extends CollectionName>(
+  state: SandboxState,
+  ws: Workspace,
+  collection: K,
+  id: string,
+  message: string,
+): CollectionValue<K> {
+  const found = findInWorkspace(state, ws, collection, id);
+  if (found === undefined) throw notFound(message);
+  return found;
+}
+
 /** The workspace holding `id` in `collection`, if any. */
 export function ownerOf(state: SandboxState, collection: CollectionName, id: string): Workspace | undefined {
   for (const w of state.workspaces.values()) {
@@ -125,6 +138,9 @@ export function ownerOf(state: SandboxState, collection: CollectionName, id: str
 // ---------------------------------------------------------------------------
 // Time helpers
 
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 export const iso = (ms: number): string => new Date(ms).toISOString();
 

@@ -4,6 +4,7 @@
  * `message` as an array of every failed rule, like a NestJS ValidationPipe.
  */
 import { badRequest } from './errors.js';
+import { isUuid } from './ids.js';
 
 export class Violations {
   readonly messages: string[] = [];
@@ -22,11 +23,33 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A path parameter that must be a UUID: 400 `<name> must be a UUID` otherwise. */
+export function uuidParam(params: Record<string, string>, name: string): string {
+  const value = params[name] ?? '';
+  if (!isUuid(value)) throw badRequest([`${name} must be a UUID`]);
+  return value;
+}
+
 /** Body of a route that expects a JSON object; an absent body counts as `{}`. */
 export function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (!isPlainObject(body)) throw badRequest(['request body must be a JSON object']);
   return body;
+}
+
+/** An optional array of objects, each read by `read` at its place (`inputSchema.0`). */
+export function objectList<T>(v: Violations, name: string, raw: unknown, read: (item: Record<string, unknown>, at: string) => T): T[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    v.add(`${name} must be an array`);
+    return undefined;
+  }
+  return raw.map((item, i) => {
+    const at = `${name}.${i}`;
+    if (isPlainObject(item)) return read(item, at);
+    v.add(`${at} must be an object`);
+    return undefined as T;
+  });
 }
 
 /** Required non-empty string (blank strings count as empty). */

@@ -1,4 +1,4 @@
-import { SEED } from '../../src/sandbox/seed.js';
+import { SEED } from '../../src/sandbox/seed-ids.js';
 import type { DemoSession } from './session.js';
 
 interface Listed {

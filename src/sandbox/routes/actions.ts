@@ -2,16 +2,16 @@
  * Actions and attributes (hc-tools), their data steps (api-function-configs), agent
  * assignments, and test runs. Choices where the spec says "not shown": CHOICES.md.
  */
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { findInWorkspace, iso, type Workspace } from '../state.js';
+import { findInWorkspace, iso, requireInWorkspace, type Workspace } from '../state.js';
 import {
   FIELD_TYPES, STEP_METHODS, checkUrl, maskedStep, orderedSteps, parseMaskedValues, parseResponseMapping, resolveOutputs, runStep,
   stepConfig, type StepConfig, type StepVariables,
 } from '../steps.js';
 import type { DataStep, FieldSource, FieldType, HcTool, InputField, OutputField, ToolAssignment } from '../types.js';
-import { Violations, isPlainObject, objectBody, oneOf, optionalBoolean, optionalString, requireString } from '../validate.js';
+import { Violations, isPlainObject, objectBody, objectList, oneOf, optionalBoolean, optionalString, requireString, uuidParam } from '../validate.js';
 
 const FIELD_SOURCES: readonly FieldSource[] = ['metadata', 'jwt', 'apiResponse'];
 
@@ -62,17 +62,7 @@ function fieldType(v: Violations, name: string, value: unknown): FieldType | und
 }
 
 function parseInputSchema(v: Violations, raw: unknown): InputField[] | undefined {
-  if (raw === undefined) return undefined;
-  if (!Array.isArray(raw)) {
-    v.add('inputSchema must be an array');
-    return undefined;
-  }
-  return raw.map((item, i) => {
-    const at = `inputSchema.${i}`;
-    if (!isPlainObject(item)) {
-      v.add(`${at} must be an object`);
-      return undefined as unknown as InputField;
-    }
+  return objectList(v, 'inputSchema', raw, (item, at) => {
     const field: InputField = {
       name: requireString(v, `${at}.name`, item.name) ?? '',
       type: fieldType(v, `${at}.type`, item.type) ?? 'string',
@@ -91,17 +81,7 @@ function parseInputSchema(v: Violations, raw: unknown): InputField[] | undefined
 }
 
 function parseOutputSchema(v: Violations, raw: unknown): OutputField[] | undefined {
-  if (raw === undefined) return undefined;
-  if (!Array.isArray(raw)) {
-    v.add('outputSchema must be an array');
-    return undefined;
-  }
-  return raw.map((item, i) => {
-    const at = `outputSchema.${i}`;
-    if (!isPlainObject(item)) {
-      v.add(`${at} must be an object`);
-      return undefined as unknown as OutputField;
-    }
+  return objectList(v, 'outputSchema', raw, (item, at) => {
     const name = requireString(v, `${at}.name`, item.name) ?? '';
     // The spec gives `source` no default: a field without one is stored without one.
     const source = oneOf(v, `${at}.source`, item.source, FIELD_SOURCES) ?? null;
@@ -120,16 +100,15 @@ function parseOutputSchema(v: Violations, raw: unknown): OutputField[] | undefin
   });
 }
 
-function toolId(req: RouteRequest): string {
-  const id = req.params.id ?? '';
-  if (!isUuid(id)) throw badRequest(['id must be a UUID']);
-  return id;
+function loadTool(req: RouteRequest, id: string): HcTool {
+  return requireInWorkspace(req.state, req.workspace, 'tools', id, 'Tool not found');
 }
 
-function loadTool(req: RouteRequest, id: string): HcTool {
-  const tool = findInWorkspace(req.state, req.workspace, 'tools', id);
-  if (!tool) throw notFound('Tool not found');
-  return tool;
+/** The stored data step a body's `id` names, when it names one. */
+function dataStepOf(req: RouteRequest, id: unknown): DataStep | undefined {
+  if (id === undefined) return undefined;
+  if (!isUuid(id)) throw badRequest(['id must be a UUID']);
+  return requireInWorkspace(req.state, req.workspace, 'dataSteps', id, 'Data step not found');
 }
 
 function createTool(req: RouteRequest) {
@@ -152,7 +131,7 @@ function createTool(req: RouteRequest) {
 }
 
 function updateTool(req: RouteRequest) {
-  const tool = loadTool(req, toolId(req));
+  const tool = loadTool(req, uuidParam(req.params, 'id'));
   const body = objectBody(req.body);
   const v = new Violations();
   const name = body.name === undefined ? undefined : requireString(v, 'name', body.name);
@@ -175,12 +154,7 @@ function saveDataStep(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
-  let existing: DataStep | undefined;
-  if (body.id !== undefined) {
-    if (typeof body.id !== 'string' || !isUuid(body.id)) throw badRequest(['id must be a UUID']);
-    existing = findInWorkspace(req.state, ws, 'dataSteps', body.id);
-    if (!existing) throw notFound('Data step not found');
-  }
+  const existing = dataStepOf(req, body.id);
   const toolIdValue = existing && body.toolId === undefined ? existing.toolId : requireString(v, 'toolId', body.toolId);
   if (toolIdValue !== undefined && !isUuid(toolIdValue)) v.add('toolId must be a UUID');
   let stepNumber: number | null | undefined;
@@ -196,8 +170,7 @@ function saveDataStep(req: RouteRequest) {
   const stepBody = parseMaskedValues(v, 'body', body.body, existing?.body);
   const responseMapping = parseResponseMapping(v, body.responseMapping);
   v.throwIfAny();
-  const tool = findInWorkspace(req.state, ws, 'tools', toolIdValue!);
-  if (!tool) throw notFound('Tool not found');
+  const tool = loadTool(req, toolIdValue!);
   const at = iso(req.now);
   if (existing) {
     existing.toolId = tool.id;
@@ -237,13 +210,8 @@ function assign(req: RouteRequest) {
     else channels = [...new Set(body.channels as string[])];
   }
   v.throwIfAny();
-  const tool = findInWorkspace(req.state, ws, 'tools', id!);
-  if (!tool) throw notFound('Tool not found');
-  const bots = botIds.map((botId) => {
-    const bot = findInWorkspace(req.state, ws, 'bots', botId);
-    if (!bot) throw notFound(`Bot not found: ${botId}`);
-    return bot;
-  });
+  const tool = loadTool(req, id!);
+  const bots = botIds.map((botId) => requireInWorkspace(req.state, ws, 'bots', botId, `Bot not found: ${botId}`));
   const at = iso(req.now);
   const out: ToolAssignment[] = bots.map((bot) => {
     const current = [...ws.toolAssignments.values()].find((a) => a.toolId === tool.id && a.botId === bot.id);
@@ -269,7 +237,7 @@ function inputsOf(v: Violations, raw: unknown): Record<string, unknown> {
 
 async function testTool(req: RouteRequest) {
   const ws = req.workspace;
-  const tool = loadTool(req, toolId(req));
+  const tool = loadTool(req, uuidParam(req.params, 'id'));
   const body = objectBody(req.body);
   const v = new Violations();
   const given = inputsOf(v, body.inputs);
@@ -317,12 +285,7 @@ async function testDataStep(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
-  let stored: DataStep | undefined;
-  if (body.id !== undefined) {
-    if (typeof body.id !== 'string' || !isUuid(body.id)) throw badRequest(['id must be a UUID']);
-    stored = findInWorkspace(req.state, ws, 'dataSteps', body.id);
-    if (!stored) throw notFound('Data step not found');
-  }
+  const stored = dataStepOf(req, body.id);
   const url = stored && body.url === undefined ? stored.url : checkUrl(v, body.url);
   const method = oneOf(v, 'method', body.method, STEP_METHODS) ?? stored?.method ?? 'GET';
   const headers = parseMaskedValues(v, 'headers', body.headers, stored?.headers, { headers: true });

@@ -5,7 +5,7 @@
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { findInWorkspace, iso } from '../state.js';
+import { findInWorkspace, iso, requireInWorkspace } from '../state.js';
 import type { Article } from '../types.js';
 import { Violations, isPlainObject, objectBody, oneOf, optionalBoolean, optionalString, requireString } from '../validate.js';
 import { existingFolder } from './folders.js';
@@ -63,9 +63,7 @@ function readContent(body: Record<string, unknown>, options: { required?: boolea
 }
 
 function articleOr404(req: RouteRequest): Article {
-  const article = findInWorkspace(req.state, req.workspace, 'articles', req.params.id);
-  if (!article) throw notFound(`Article ${req.params.id} not found`);
-  return article;
+  return requireInWorkspace(req.state, req.workspace, 'articles', req.params.id, `Article ${req.params.id} not found`);
 }
 
 function listArticles(req: RouteRequest) {

@@ -3,10 +3,10 @@
  * answers from the live articles of the folders assigned to it and their subfolders
  * (state.ts `visibleFolderIds`), so assignment decides what generate answer retrieves.
  */
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { findInWorkspace, folderBotIds, folderSubtree, folderView, iso, type SandboxState, type Workspace } from '../state.js';
+import { findInWorkspace, folderBotIds, folderSubtree, folderView, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { Folder } from '../types.js';
 import { Violations, objectBody, requireString } from '../validate.js';
 
@@ -16,6 +16,12 @@ export function existingFolder(state: SandboxState, ws: Workspace, name: string,
   const folder = findInWorkspace(state, ws, 'folders', id);
   if (!folder) throw badRequest([`${name} must be the id of a folder in this workspace`]);
   return folder;
+}
+
+/** An optional folder id given in a body (absent or null: none), checked as existingFolder does. */
+export function optionalFolder(req: RouteRequest, body: Record<string, unknown>, name: string): string | null {
+  if (body[name] === undefined || body[name] === null) return null;
+  return existingFolder(req.state, req.workspace, name, body[name]).id;
 }
 
 function byCreation(a: Folder, b: Folder): number {
@@ -38,20 +44,18 @@ function listFolders(req: RouteRequest) {
 }
 
 function folderOr404(req: RouteRequest): Folder {
-  const folder = findInWorkspace(req.state, req.workspace, 'folders', req.params.id);
-  if (!folder) throw notFound(`Folder ${req.params.id} not found`);
-  return folder;
+  return requireInWorkspace(req.state, req.workspace, 'folders', req.params.id, `Folder ${req.params.id} not found`);
 }
 
 function createFolder(req: RouteRequest) {
-  const { workspace: ws, state } = req;
+  const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
   const name = requireString(v, 'name', body.name);
   v.throwIfAny();
-  const parent = body.parentFolderId === undefined || body.parentFolderId === null ? null : existingFolder(state, ws, 'parentFolderId', body.parentFolderId);
+  const parentFolderId = optionalFolder(req, body, 'parentFolderId');
   const at = iso(req.now);
-  const folder: Folder = { id: newId(), companyId: ws.id, name: name!.trim(), parentFolderId: parent?.id ?? null, createdAt: at, updatedAt: at };
+  const folder: Folder = { id: newId(), companyId: ws.id, name: name!.trim(), parentFolderId, createdAt: at, updatedAt: at };
   ws.folders.set(folder.id, folder);
   return { status: 201, body: folderView(ws, folder) };
 }

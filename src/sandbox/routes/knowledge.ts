@@ -9,7 +9,7 @@ import { defineRoutes, type RouteRequest } from '../router.js';
 import { findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
 import type { Article, Folder, JobStatus, SourceRecord } from '../types.js';
 import { Violations, objectBody, requireString } from '../validate.js';
-import { existingFolder } from './folders.js';
+import { optionalFolder } from './folders.js';
 import { refreshSource } from './sources.js';
 
 interface KnowledgeJob {
@@ -145,11 +145,6 @@ function sourceOf(state: SandboxState, ws: Workspace, name: string, id: string):
   const source = findInWorkspace(state, ws, 'sources', id);
   if (!source) throw badRequest([`${name} must contain ids of sources in this workspace (unknown: ${id})`]);
   return source;
-}
-
-function optionalFolder(req: RouteRequest, body: Record<string, unknown>, name: string): string | null {
-  if (body[name] === undefined || body[name] === null) return null;
-  return existingFolder(req.state, req.workspace, name, body[name]).id;
 }
 
 function queue(req: RouteRequest, documentIds: string[], folderId: string | null) {

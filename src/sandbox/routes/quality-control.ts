@@ -1,6 +1,6 @@
 /**
  * Sandbox-only control routes of the agent-configuration and quality groups (loopback, no auth,
- * not recorded; dispatched from server.ts handleControl):
+ * not recorded; dispatched from server/control.ts):
  *   POST /__sandbox/refine {interactionId, eventId, outcome?, feedbackNote?, stepMs?}
  *     starts refining an answer (new session or new iteration); returns the session.
  *   GET  /__sandbox/test-set-runs/{runId}

@@ -8,7 +8,7 @@
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { defineRoutes } from '../router.js';
-import { findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
+import { iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { AnswerSnapshot, Conversation, FixChange, FixIteration, FixReviewSession, StoredEvent } from '../types.js';
 
 export type RefineOutcome = 'ready' | 'no_change' | 'failed';
@@ -29,8 +29,7 @@ const plans = new WeakMap<FixIteration, Plan>();
 export function targetOf(state: SandboxState, ws: Workspace, interactionId: string, eventId: string): { conversation: Conversation; event: StoredEvent; userEvent: StoredEvent } {
   const empty = [['id', interactionId], ['eventId', eventId]].filter(([, value]) => value.trim() === '').map(([name]) => `${name} should not be empty`);
   if (empty.length) throw badRequest(empty);
-  const conversation = findInWorkspace(state, ws, 'conversations', interactionId);
-  if (!conversation) throw notFound('Interaction not found');
+  const conversation = requireInWorkspace(state, ws, 'conversations', interactionId, 'Interaction not found');
   const index = conversation.events.findIndex((e) => e.id === eventId);
   if (index < 0) {
     if (ws.conversations.holdsEvent(eventId)) throw badRequest(['Event does not belong to the interaction']);

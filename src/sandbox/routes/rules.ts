@@ -4,18 +4,15 @@
  * (spec); a version id is not a UUID (the spec shows the form v<N>).
  */
 import { badRequest, notFound } from '../errors.js';
-import { isUuid } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { findInWorkspace } from '../state.js';
+import { requireInWorkspace } from '../state.js';
 import type { IntentRule, RuleVersion } from '../types.js';
+import { uuidParam } from '../validate.js';
 
 function loadRule(req: RouteRequest): IntentRule {
-  const id = req.params.id ?? '';
   const empty = ['id', 'versionId'].filter((name) => name in req.params && (req.params[name] ?? '').trim() === '');
   if (empty.length) throw badRequest(empty.map((name) => `${name} should not be empty`));
-  if (!isUuid(id)) throw badRequest(['id must be a UUID']);
-  const rule = findInWorkspace(req.state, req.workspace, 'rules', id);
-  if (!rule) throw notFound('Rule not found');
+  const rule = requireInWorkspace(req.state, req.workspace, 'rules', uuidParam(req.params, 'id'), 'Rule not found');
   if (rule.kind === 'business') throw badRequest(['Versions are available for intent rules only; this is a business rule']);
   return rule;
 }

@@ -2,10 +2,10 @@
  * Sources: provider discovery and registration, deep crawl, ingestion jobs, one source record.
  * Ingestion outcomes are deterministic (see `ingestionOutcome` and CHOICES.md "Knowledge").
  */
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { isUuid, newId, newJobId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { advanceJob, findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
+import { advanceJob, findInWorkspace, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { IngestionJob, ProviderKind, SourceKind, SourceRecord } from '../types.js';
 import { Violations, isPlainObject, objectBody, optionalBoolean, optionalString, requireString } from '../validate.js';
 
@@ -315,8 +315,7 @@ function ingest(req: RouteRequest) {
 function getSource(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const id = req.params.id;
-  const record = findInWorkspace(state, ws, 'sources', id);
-  if (!record) throw notFound(`Source ${id} not found`);
+  const record = requireInWorkspace(state, ws, 'sources', id, `Source ${id} not found`);
   return { body: sourceView(refreshSource(state, ws, record)) };
 }
 

@@ -4,12 +4,11 @@
  * to `completed` or `failed` after `testRunTimings.runMs`.
  */
 import { createHash } from 'node:crypto';
-import { badRequest, notFound } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
 import { defineRoutes, type RouteRequest } from '../router.js';
-import { findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
+import { findInWorkspace, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { CriteriaGroup, TestSetRun } from '../types.js';
-import { Violations, objectBody, oneOf, optionalString } from '../validate.js';
+import { Violations, objectBody, oneOf, optionalString, uuidParam } from '../validate.js';
 
 export const MAX_CASE_IDS = 200;
 export const MAX_EFFECTIVE_CRITERIA = 50;
@@ -33,10 +32,7 @@ function effectiveCriteria(ws: Workspace, local: number, groupIds: string[]): nu
 
 function addCases(req: RouteRequest) {
   const ws = req.workspace;
-  const id = req.params.id ?? '';
-  if (!isUuid(id)) throw badRequest(['id must be a UUID']);
-  const group = findInWorkspace(req.state, ws, 'criteriaGroups', id);
-  if (!group) throw notFound('Criteria group not found');
+  const group = requireInWorkspace(req.state, ws, 'criteriaGroups', uuidParam(req.params, 'id'), 'Criteria group not found');
   const body = objectBody(req.body);
   const v = new Violations();
   const raw = body.caseIds;
@@ -128,10 +124,7 @@ export function runView(state: SandboxState, run: TestSetRun): Record<string, un
 
 function startRun(req: RouteRequest) {
   const ws = req.workspace;
-  const testSetId = req.params.testSetId ?? '';
-  if (!isUuid(testSetId)) throw badRequest(['testSetId must be a UUID']);
-  const testSet = findInWorkspace(req.state, ws, 'testSets', testSetId);
-  if (!testSet) throw notFound('Test set not found');
+  const testSet = requireInWorkspace(req.state, ws, 'testSets', uuidParam(req.params, 'testSetId'), 'Test set not found');
   const body = objectBody(req.body);
   const v = new Violations();
   const mode = oneOf(v, 'ruleExecutionMode', body.ruleExecutionMode, RULE_EXECUTION_MODES) ?? 'simulate';
