@@ -1,0 +1,92 @@
+/**
+ * The set-up test files share, as hooks of the describe block (or file) that calls it: a sandbox
+ * started before its tests and closed after them, its request log and fault queue emptied before
+ * each test, and real SDK clients connected to svc-mcp in process for the whole block.
+ *
+ *   const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' } });
+ *   const previewing = useConnection(sandbox, { env: { SVC_CONFIRM: 'writes' } });
+ *
+ * What these return may be destructured at the top of a file: `sandbox` and the connections stand
+ * in for what the hooks start, and are usable inside tests and hooks (using one earlier throws).
+ */
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { connect, sandboxEnv, textOf, type ConnectOptions, type Connection } from './harness.js';
+
+export interface FixtureConnectOptions extends ConnectOptions {
+  /** The sandbox key the server sends (default `admin`); `env` is added to the sandbox's URL and that key. */
+  key?: keyof Sandbox['keys'];
+}
+
+export interface ServerFixture {
+  sandbox: Sandbox;
+  /** The block's connection: its client, what the server logged (`stderr()`) and sent as MCP logs (`logs`). */
+  server: Connection;
+  /** A tool call through `server`. */
+  call: Connection['call'];
+}
+
+/** A sandbox for the block, from `SandboxOptions` or a function that starts one. */
+export function useSandbox(start: SandboxOptions | (() => Promise<Sandbox>) = {}): Sandbox {
+  const sandbox = standIn<Sandbox>('the sandbox');
+  beforeAll(async () => sandbox.fill(await (typeof start === 'function' ? start() : startSandbox(start))));
+  beforeEach(() => {
+    sandbox.view.clearRequests();
+    sandbox.view.clearFaults();
+  });
+  afterAll(() => sandbox.current?.close());
+  return sandbox.view;
+}
+
+/** A client connected to svc-mcp in process for the block, the server pointed at `sandbox`. */
+export function useConnection(sandbox: Sandbox, options: FixtureConnectOptions = {}): Connection {
+  const { key = 'admin', env, ...connectOptions } = options;
+  const connection = standIn<Connection>('the connection');
+  beforeAll(async () => connection.fill(await connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) })));
+  afterAll(() => connection.current?.close());
+  return connection.view;
+}
+
+/** The usual block: a sandbox and one connection to it. */
+export function useServer(options: FixtureConnectOptions & { sandbox?: SandboxOptions } = {}): ServerFixture {
+  const { sandbox: sandboxOptions, ...connectOptions } = options;
+  const sandbox = useSandbox(sandboxOptions);
+  const server = useConnection(sandbox, connectOptions);
+  return { sandbox, server, call: (name, args) => server.call(name, args) };
+}
+
+/** The structured content of a call that must have succeeded; a failure shows the call's text. */
+export function structured<T = Record<string, any>>(result: CallToolResult): T {
+  expect(result.isError, textOf(result)).toBeFalsy();
+  return result.structuredContent as T;
+}
+
+/**
+ * An object standing in for one that a hook creates later: once `fill`ed, every read, call and
+ * write goes to it, so a file can name its sandbox and connections at the top, as before the hooks ran.
+ */
+function standIn<T extends object>(what: string): { view: T; readonly current: T | undefined; fill(value: T): void } {
+  let current: T | undefined;
+  const target = (): T => {
+    if (!current) throw new Error(`${what} is not started yet: use it inside a test or a hook`);
+    return current;
+  };
+  const view = new Proxy({} as T, {
+    get(_, key) {
+      const value = Reflect.get(target(), key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    has: (_, key) => Reflect.has(target(), key),
+  });
+  return {
+    view,
+    get current() {
+      return current;
+    },
+    fill(value) {
+      current = value;
+    },
+  };
+}
