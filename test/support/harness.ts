@@ -35,6 +35,8 @@ export interface ConnectOptions {
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
   /** Declared besides elicitation, e.g. the MCP Apps extension of a host that shows views. */
   capabilities?: ClientCapabilities;
+  /** Sees every result `call` returns, e.g. to check at the end that no secret appeared in any. */
+  onResult?: (result: CallToolResult) => void;
   /** In process only: what the server is built with besides the runtime (a test clock, no task store). */
   engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed'>>;
 }
@@ -61,7 +63,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   await client.connect(asOnTheWire(clientSide));
   return {
     client,
-    call: caller(client),
+    call: caller(client, options.onResult),
     logs,
     stderr: () => stderr,
     async close() {
@@ -97,7 +99,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
   await client.connect(transport);
   return {
     client,
-    call: caller(client),
+    call: caller(client, options.onResult),
     logs,
     pid: transport.pid ?? undefined,
     stderr: () => stderr,
@@ -136,8 +138,12 @@ export async function withSandbox(options?: SandboxOptions): Promise<Sandbox> {
 }
 
 /** A tool call of `client`, typed as the result a tool call gives. */
-export function caller(client: Client): Connection['call'] {
-  return async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+export function caller(client: Client, onResult?: (result: CallToolResult) => void): Connection['call'] {
+  return async (name, args = {}) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    onResult?.(result);
+    return result;
+  };
 }
 
 export function textOf(result: unknown): string {
