@@ -1,35 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { PASS_THROUGH } from '../../tools/common.js';
-import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
 const FAST = { pendingMs: 400, inProgressMs: 600 };
-
-async function call(name: string, args: Record<string, unknown> = {}, connection = server) {
-  return (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function structured<T = Record<string, any>>(result: CallToolResult): T {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as T;
-}
-
-beforeAll(async () => {
-  sandbox = await withSandbox({ jobTimings: FAST });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
+const { sandbox, server, call } = useServer({ sandbox: { jobTimings: FAST }, env: { SVC_CONFIRM: 'none' } });
 
 beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
   sandbox.state.jobTimings = { ...FAST };
 });
 
@@ -311,11 +289,11 @@ describe('confirmation of knowledge writes', () => {
   it('sends the POST reads without confirmation and previews a delete', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {
-      const read = await call('get_articles', { articleIds: [sandbox.seed.articles.warranty] }, client);
+      const read = await client.call('get_articles', { articleIds: [sandbox.seed.articles.warranty] });
       expect(structured(read).articles).toHaveLength(1);
-      const status = await call('get_knowledge_jobs_status', { jobIds: ['job_x'] }, client);
+      const status = await client.call('get_knowledge_jobs_status', { jobIds: ['job_x'] });
       expect(structured(status)).toMatchObject({ notFound: ['job_x'] });
-      const preview = await call('delete_folder', { folderId: sandbox.seed.folders.shipping }, client);
+      const preview = await client.call('delete_folder', { folderId: sandbox.seed.folders.shipping });
       expect(textOf(preview)).toContain('nothing was sent');
       expect(textOf(preview)).toContain(`DELETE /v2/hc-folders/${sandbox.seed.folders.shipping}/public`);
       // The delete's preview reads the folder tree, agents and articles (GETs) to describe the effect; it sends no DELETE.
