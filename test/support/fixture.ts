@@ -14,6 +14,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { connect, sandboxEnv, textOf, type ConnectOptions, type Connection } from './harness.js';
 
+/** A sandbox or a server starts in well under a second; a machine busy with other test files may take far longer. */
+const START_TIMEOUT_MS = 30_000;
+
 export interface FixtureConnectOptions extends ConnectOptions {
   /** The sandbox key the server sends (default `admin`); `env` is added to the sandbox's URL and that key. */
   key?: keyof Sandbox['keys'];
@@ -30,7 +33,7 @@ export interface ServerFixture {
 /** A sandbox for the block, from `SandboxOptions` or a function that starts one. */
 export function useSandbox(start: SandboxOptions | (() => Promise<Sandbox>) = {}): Sandbox {
   const sandbox = standIn<Sandbox>('the sandbox');
-  beforeAll(async () => sandbox.fill(await (typeof start === 'function' ? start() : startSandbox(start))));
+  beforeAll(async () => sandbox.fill(await (typeof start === 'function' ? start() : startSandbox(start))), START_TIMEOUT_MS);
   beforeEach(() => {
     sandbox.view.clearRequests();
     sandbox.view.clearFaults();
@@ -43,7 +46,7 @@ export function useSandbox(start: SandboxOptions | (() => Promise<Sandbox>) = {}
 export function useConnection(sandbox: Sandbox, options: FixtureConnectOptions = {}): Connection {
   const { key = 'admin', env, ...connectOptions } = options;
   const connection = standIn<Connection>('the connection');
-  beforeAll(async () => connection.fill(await connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) })));
+  beforeAll(async () => connection.fill(await connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) })), START_TIMEOUT_MS);
   afterAll(() => connection.current?.close());
   return connection.view;
 }

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitForHealth } from './network.js';
 import { svcMcpCommand } from './built.js';
+import { caller, type Connection } from './harness.js';
 import { ROOT } from './paths.js';
 
 export interface HttpServerProcess {
@@ -59,6 +60,7 @@ export async function startHttpServerProcess(options: { env?: Record<string, str
 
 export interface HttpConnection {
   client: Client;
+  call: Connection['call'];
   transport: StreamableHTTPClientTransport;
   close(): Promise<void>;
 }
@@ -77,5 +79,5 @@ export async function connectHttp(
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
   }
   await client.connect(transport);
-  return { client, transport, close: () => client.close() };
+  return { client, call: caller(client), transport, close: () => client.close() };
 }
