@@ -56,7 +56,7 @@ export function useServer(options: FixtureConnectOptions & { sandbox?: SandboxOp
   const { sandbox: sandboxOptions, ...connectOptions } = options;
   const sandbox = useSandbox(sandboxOptions);
   const server = useConnection(sandbox, connectOptions);
-  return { sandbox, server, call: (name, args) => server.call(name, args) };
+  return { sandbox, server, call: (name, args, callOptions) => server.call(name, args, callOptions) };
 }
 
 /** The structured content of a call that must have succeeded; a failure shows the call's text. */

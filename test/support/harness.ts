@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
@@ -19,8 +20,8 @@ import { ROOT, TEST_STATE_DIR } from './paths.js';
 
 export interface Connection {
   client: Client;
-  /** Calls a tool and returns its result as the client received it. */
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool and returns its result as the client received it; `options` as the SDK's (progress, signal, timeout). */
+  call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult>;
   /** What the server logged (pino JSON lines), as a process would have written it to stderr. */
   stderr: () => string;
   /** MCP log messages the server sent to this client. */
@@ -139,8 +140,8 @@ export async function withSandbox(options?: SandboxOptions): Promise<Sandbox> {
 
 /** A tool call of `client`, typed as the result a tool call gives. */
 export function caller(client: Client, onResult?: (result: CallToolResult) => void): Connection['call'] {
-  return async (name, args = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return async (name, args = {}, options) => {
+    const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
     onResult?.(result);
     return result;
   };

@@ -18,9 +18,9 @@ export async function connectViewClient(sandbox: Sandbox, env: Record<string, st
   return {
     ...connection,
     calls,
-    call: (name, args = {}) => {
+    call: (name, args = {}, options) => {
       calls.push({ name, arguments: args });
-      return connection.call(name, args);
+      return connection.call(name, args, options);
     },
   };
 }
