@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SEED } from '../../src/sandbox/index.js';
 import { disguisedText, notShownEscaped, rawHidden } from '../support/hidden-text.js';
 import { apiRequests, claimsSent, textOf } from '../support/harness.js';
