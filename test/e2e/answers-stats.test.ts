@@ -2,7 +2,6 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Conversation } from '../../src/sandbox/types.js';
 import { apiRequests, callAsTask, textOf } from '../support/harness.js';
 import { structured, useServer } from '../support/fixture.js';
@@ -130,9 +129,9 @@ describe('conversation_stats and attribution', () => {
     const until = Date.now();
     const since = until - 200 * DAY;
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since, until, groupBy: 'agent' } }, undefined, {
+    const result = await call('conversation_stats', { since, until, groupBy: 'agent' }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     const listed = listedIn(since, until);
     expect(data.complete).toBe(true);

@@ -293,9 +293,9 @@ describe('wait_for_refine_session', () => {
     const runs = await Promise.all(
       Object.entries(outcomes).map(async ([outcome, n]) => {
         const progress: Array<{ progress: number; message?: string }> = [];
-        const result = (await server.client.callTool({ name: 'wait_for_refine_session', arguments: { interactionId: conv(n), eventId: botEvent(n) } }, undefined, {
+        const result = await call('wait_for_refine_session', { interactionId: conv(n), eventId: botEvent(n) }, {
           onprogress: (update) => progress.push(update),
-        })) as CallToolResult;
+        });
         return { outcome, result, progress };
       }),
     );
@@ -347,7 +347,7 @@ describe('wait_for_refine_session', () => {
     const polls = () => apiRequests(sandbox).filter((request) => request.path.includes(conv(16))).length;
     const ended = callsEnded(server, 'wait_for_refine_session');
     const controller = new AbortController();
-    const pending = server.client.callTool({ name: 'wait_for_refine_session', arguments: { interactionId: conv(16), eventId: botEvent(16) } }, undefined, { signal: controller.signal });
+    const pending = call('wait_for_refine_session', { interactionId: conv(16), eventId: botEvent(16) }, { signal: controller.signal });
     await waitFor(() => polls() >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();

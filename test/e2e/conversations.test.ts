@@ -145,9 +145,9 @@ describe('conversations and agents', () => {
 
   it('exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'export_conversations', arguments: { since: '200d', maxConversations: 1000 } }, undefined, {
+    const result = await call('export_conversations', { since: '200d', maxConversations: 1000 }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     expect(result.isError).toBeFalsy();
     const summary = result.structuredContent as { windows: number; count: number; complete: boolean };
     expect(summary.windows).toBe(3);
@@ -272,7 +272,7 @@ describe('read-only mode', () => {
       const { tools } = await client.client.listTools();
       expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
       expect(tools.map((tool) => tool.name)).toContain('list_conversations');
-      await expect(client.client.callTool({ name: 'delete_conversation', arguments: { interactionId: 'x', confirm: true } })).rejects.toThrow(/Unknown tool/);
+      await expect(client.call('delete_conversation', { interactionId: 'x', confirm: true })).rejects.toThrow(/Unknown tool/);
       const prompts = (await client.client.listPrompts()).prompts.map((prompt) => prompt.name);
       expect(prompts).toContain('triage_negative_answers');
       expect(prompts).not.toContain('import_knowledge_from_urls');

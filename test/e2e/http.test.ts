@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { apiRequests, callAsTask, textOf } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
@@ -158,9 +158,9 @@ describe('Streamable HTTP transport', () => {
       logs.push(String(notification.params.data));
     });
     const progress: number[] = [];
-    const exported = (await admin.client.callTool({ name: 'export_conversations', arguments: { since: '100d', maxConversations: 20 } }, undefined, {
+    const exported = await admin.call('export_conversations', { since: '100d', maxConversations: 20 }, {
       onprogress: (update) => progress.push(update.progress),
-    })) as CallToolResult;
+    });
     expect(exported.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThan(0);
 

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PASS_THROUGH } from '../../tools/common.js';
 import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor } from '../support/harness.js';
 import { structured, useServer } from '../support/fixture.js';
@@ -139,9 +138,9 @@ describe('knowledge tools', () => {
     const id = queued.jobs[0].documentId;
     sandbox.clearRequests();
     const progress: Array<{ progress: number; total?: number; message?: string }> = [];
-    const result = (await server.client.callTool({ name: 'wait_for_sources', arguments: { sourceIds: [id] } }, undefined, {
+    const result = await call('wait_for_sources', { sourceIds: [id] }, {
       onprogress: (update) => progress.push(update),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     expect(data).toMatchObject({ status: 'finished', finished: 1, total: 1 });
     expect(data.sources[0]).toMatchObject({ sourceId: id, status: 'COMPLETED', success: true, paragraphs: 3 });
@@ -161,9 +160,9 @@ describe('knowledge tools', () => {
     const good = 'https://northwind-outfitters.example/help/boot-care';
     const bad = 'https://northwind-outfitters.example/private/wholesale-prices';
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'ingest_sources', arguments: { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 } }, undefined, {
+    const result = await call('ingest_sources', { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     const post = apiRequests(sandbox).find((request) => request.method === 'POST')!;
     expect(post.body).toEqual({ source: 'web', documentIdsToAdd: [good, bad] });
@@ -215,7 +214,7 @@ describe('knowledge tools', () => {
     sandbox.clearRequests();
     const ended = callsEnded(server, 'wait_for_sources');
     const controller = new AbortController();
-    const pending = server.client.callTool({ name: 'wait_for_sources', arguments: { sourceIds: [id], timeoutSeconds: 60 } }, undefined, { signal: controller.signal });
+    const pending = call('wait_for_sources', { sourceIds: [id], timeoutSeconds: 60 }, { signal: controller.signal });
     await waitFor(() => apiRequests(sandbox).length >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();

@@ -326,7 +326,7 @@ describe('grants', () => {
     expect(reads.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     expect(reads.length).toBe(all.length - writes.length);
     sandbox.clearRequests();
-    await expect(readOnly.client.callTool({ name: writes[0].name, arguments: {} })).rejects.toThrow(/read-only mode/);
+    await expect(readOnly.call(writes[0].name)).rejects.toThrow(/read-only mode/);
     expect(apiRequests(sandbox)).toEqual([]);
     // A read-only token cannot ride a session opened with read and write access.
     const hijack = await fetch(mcpUrl, {

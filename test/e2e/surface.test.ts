@@ -128,7 +128,7 @@ describe('core surface', () => {
     const viaGateway = await readOnly.call('call_tool', { name: 'delete_article', arguments: args });
     expect(viaGateway.isError).toBe(true);
     expect(textOf(viaGateway)).toContain('read-only');
-    await expect(readOnly.client.callTool({ name: 'delete_article', arguments: args })).rejects.toThrow(textOf(viaGateway));
+    await expect(readOnly.call('delete_article', args)).rejects.toThrow(textOf(viaGateway));
     const found = await readOnly.call('find_tools', { query: 'delete an article' });
     expect((found.structuredContent?.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain('delete_article');
     expect(sent()).toEqual([]);
