@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -12,7 +12,7 @@ import { apiRequests } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
-import { allowOnPage, connectWithTokens, hiddenFields, openPage, postForm, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { allowOnPage, connectWithTokens, hiddenFields, openPage, postForm, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
 
 /**
  * SVC_AUTH=oauth end to end, in process: the SDK client's own OAuth support registers, the test plays the
@@ -356,15 +356,7 @@ describe('grants', () => {
   it('keep no secret in plain text: not in the state folder, not in a log line', () => {
     expect(secretsSeen.size).toBeGreaterThan(20);
     const forms = [...secretsSeen].flatMap((secret) => [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url'), Buffer.from(secret).toString('hex')]);
-    const files: string[] = [];
-    const visit = (folder: string) => {
-      for (const name of readdirSync(folder)) {
-        const file = path.join(folder, name);
-        if (statSync(file).isDirectory()) visit(file);
-        else files.push(file);
-      }
-    };
-    visit(stateDir);
+    const files = stateFiles(stateDir);
     expect(files.length).toBeGreaterThan(20);
     const stored = files.map((file) => readFileSync(file, 'utf8')).join('\n');
     expect(stored).toContain('sealedKey');

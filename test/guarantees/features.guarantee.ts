@@ -1,12 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
-import { shippedEntry } from '../support/built.js';
-import { connectProcess, textOf } from '../support/harness.js';
+import { VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { ROOT, TEST_STATE_DIR } from '../support/paths.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
+import { SHOWS_VIEWS } from '../views/client.js';
 import { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
 import { call, eventually, startStandaloneSandbox, type StandaloneSandbox } from './support.js';
 
@@ -124,19 +122,13 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
   });
 
   describe('views (MCP Apps)', () => {
+    let host: ProcessConnection;
     let client: Client;
     beforeAll(async () => {
-      client = new Client({ name: 'svc-mcp-guarantee-host', version: '1.0.0' }, { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } as never });
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [shippedEntry(), '--sandbox'],
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', SVC_STATE_DIR: TEST_STATE_DIR },
-        stderr: 'ignore',
-      });
-      await client.connect(transport);
+      host = await connectProcess({ args: ['--sandbox'], capabilities: SHOWS_VIEWS });
+      client = host.client;
     });
-    afterAll(async () => client?.close());
+    afterAll(async () => host?.close());
 
     it('names a ui:// view on conversation_stats, serves it with resources/read, and the tool answers', async () => {
       const { tools } = await client.listTools();

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SEED } from '../../src/sandbox/index.js';
 import { disguisedText, notShownEscaped, rawHidden } from '../support/hidden-text.js';
-import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
+import { claimsSent, connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
 import { keyLeaks, stringsIn } from '../support/key-forms.js';
-import { call, claimsSent, confirmTokenOf, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, confirmTokenOf, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
 
 /**
  * Design §10.4 and §10.5 against dist/: what a preview shows is what is sent (every value, whatever

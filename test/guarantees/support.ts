@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Fault, RecordedRequest } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from '../support/built.js';
+import { caller } from '../support/harness.js';
 import { ROOT } from '../support/paths.js';
 
 export interface StandaloneSandbox {
@@ -68,12 +69,10 @@ export async function startStandaloneSandbox(): Promise<StandaloneSandbox> {
   };
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult;
+/** A tool call that a hung process fails within 30 s, well inside the test's own time limit. */
+export function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return caller(client)(name, args, { timeout: 30_000 });
 }
-
-/** What a client takes for "it was sent": a result that is neither an error nor a preview. */
-export const claimsSent = (result: CallToolResult) => !result.isError && (result.structuredContent as { sent?: unknown } | undefined)?.sent !== false;
 
 export function confirmTokenOf(result: CallToolResult): string {
   const token = (result.structuredContent as { confirmToken?: unknown } | undefined)?.confirmToken;

@@ -5,11 +5,11 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedEntry } from '../support/built.js';
-import { connectProcess, type ProcessConnection } from '../support/harness.js';
+import { claimsSent, connectProcess, type ProcessConnection } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
-import { call, claimsSent, confirmTokenOf, eventually, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, confirmTokenOf, eventually, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
 
 /**
  * Design §10.1 against dist/: a confirmed write is sent at most once per token; only the exact
