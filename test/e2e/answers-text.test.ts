@@ -65,7 +65,7 @@ describe('previews say which fields change', () => {
     expect(effect).toContainEqual(expect.stringMatching(/^outputSchema: replaced by 1 field\(s\); adds carrier, drops /));
   });
 
-  it('a body edit shows the changed sentence whole, with the sentence after it', async () => {
+  it('update_article: a body edit shows the changed sentence whole, with the sentence after it', async () => {
     const article = ((await direct.call('get_articles', { articleIds: [sandbox.seed.articles.returnsPolicy] })).structuredContent as { articles: Array<{ mainKnowledge: string }> }).articles[0];
     const effect = await effectOf('update_article', { articleId: sandbox.seed.articles.returnsPolicy, mainKnowledge: article.mainKnowledge.replace('30 days', '45 days') });
     const body = effect.find((line) => line.startsWith('mainKnowledge changes:'))!.split('\n');

@@ -76,7 +76,7 @@ describe('tools/list', () => {
 });
 
 describe('each tool reaches its route', () => {
-  it('sets up an attribute end to end with the documented bodies', async () => {
+  it('create_action, update_action, add_data_step, assign_action_to_agents, test_action, test_data_step, list_actions: set up an attribute end to end with the documented bodies', async () => {
     const created = structured(await call('create_action', { name: 'Order status', alwaysGet: true, description: 'Status of the latest order' }));
     const toolId = created.id as string;
     structured(await call('update_action', { toolId, inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }] }));
@@ -113,7 +113,7 @@ describe('each tool reaches its route', () => {
     expect(actionsOnly.actions.every((item: { kind: string }) => item.kind === 'action')).toBe(true);
   });
 
-  it('reads rule versions, a replay and a refine session', async () => {
+  it('list_rule_versions, get_rule_version, get_replay, get_refine_session: read rule versions, a replay and a refine session', async () => {
     const rule = sandbox.seed.rules.whereIsMyOrder;
     const versions = structured(await call('list_rule_versions', { ruleId: rule }));
     expect(versions).toMatchObject({ ruleId: rule, activeVersionId: 'v2' });
@@ -140,7 +140,7 @@ describe('each tool reaches its route', () => {
     ]);
   });
 
-  it('attaches cases, starts a run with the default mode, and creates a tag', async () => {
+  it('add_cases_to_criteria_group, start_test_set_run, create_tag: attach cases, start a run with the default mode, and create a tag', async () => {
     const group = structured(await call('add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [sandbox.seed.testCases[2]] }));
     expect(group).toMatchObject({ id: sandbox.seed.criteriaGroup, caseCount: 3 });
     const run = structured(await call('start_test_set_run', { testSetId: sandbox.seed.testSet }));
@@ -199,7 +199,7 @@ describe('documented rules are refused before sending', () => {
 });
 
 describe('secrets and templates', () => {
-  it('passes masked values and ${} templates through unchanged and never shows a secret', async () => {
+  it('add_data_step, test_data_step, test_action: pass masked values and ${} templates through unchanged and never show a secret', async () => {
     const toolId = sandbox.seed.tools.orderStatus;
     const url = `${sandbox.url}/__sandbox/mock/orders/\${orderId}?step=\${${sandbox.seed.dataSteps.orderStatusLookup}.status}`;
     const masked = { hide: true, value: '********' };
@@ -237,7 +237,7 @@ describe('secrets and templates', () => {
     expect(run.steps[0].request.headers.Authorization).toEqual(masked);
   });
 
-  it('masks a secret the API quotes back in an error message', async () => {
+  it('add_data_step: masks a secret the API quotes back in an error message', async () => {
     sandbox.injectFaults([
       { path: '/v2/api-function-configs/public', status: 400, body: { statusCode: 400, message: [`header X-Api-Key "${SECRET_PLAIN}" is not allowed`], error: 'Bad Request' } },
     ]);
@@ -266,7 +266,7 @@ describe('errors explained', () => {
     expect(textOf(refine)).toContain('must be an agent (svcbot) answer');
   });
 
-  it('explains a null refine session in a normal result', async () => {
+  it('get_refine_session, wait_for_refine_session: explain a null refine session in a normal result', async () => {
     const result = await call('get_refine_session', { interactionId: conv(3), eventId: botEvent(3) });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ active: false });
@@ -275,7 +275,7 @@ describe('errors explained', () => {
     expect(waited).toMatchObject({ finished: true, active: false });
   });
 
-  it('classifies records without alwaysGet as unknown under every filter', async () => {
+  it('list_actions: classifies records without alwaysGet as unknown under every filter', async () => {
     const body = [{ id: 'a1', name: 'Legacy', fields: [] }, { id: 'a2', name: 'Attr', alwaysGet: true, fields: [] }];
     sandbox.injectFaults([{ path: '/v2/hc-tools/public', method: 'GET', status: 200, body, times: 2 }]);
     const attributes = structured(await call('list_actions', { kind: 'attributes' }));
@@ -358,7 +358,7 @@ describe('wait_for_refine_session', () => {
 });
 
 describe('confirmation under SVC_CONFIRM=destructive', () => {
-  it('previews outbound tools (execute runs, data step tests) without sending, showing every value but the API key; plain writes go straight through', async () => {
+  it('start_test_set_run, test_data_step, create_tag: previews outbound tools (execute runs, data step tests) without sending, showing every value but the API key; plain writes go straight through', async () => {
     const preview = await guarded.call('start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute' });
     expect(preview.isError).toBeFalsy();
     expect(textOf(preview)).toContain('nothing was sent');
@@ -421,7 +421,7 @@ describe('input properties (fast-check, in process)', () => {
   const tool = (name: string) => ownTools.get(name)!;
   const uuid = fc.uuid();
 
-  it('accepts every list of 0-200 unique UUIDs and sends it unchanged', () => {
+  it('add_cases_to_criteria_group: accepts every list of 0-200 unique UUIDs and sends it unchanged', () => {
     fc.assert(
       fc.property(fc.uniqueArray(uuid, { minLength: 0, maxLength: 200, selector: (id) => id.toLowerCase() }), (caseIds) => {
         const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
@@ -432,7 +432,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('names the index of any duplicate', () => {
+  it('add_cases_to_criteria_group: names the index of any duplicate', () => {
     fc.assert(
       fc.property(fc.uniqueArray(uuid, { minLength: 1, maxLength: 50 }), fc.nat(), fc.nat(), (ids, pick, at) => {
         const duplicate = ids[pick % ids.length];
@@ -448,7 +448,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('refuses any non-UUID entry by index, and more than 200 ids', () => {
+  it('add_cases_to_criteria_group: refuses any non-UUID entry by index, and more than 200 ids', () => {
     fc.assert(
       fc.property(fc.array(uuid, { maxLength: 20 }), fc.string().filter((text) => !/^[0-9a-f-]{36}$/i.test(text)), fc.nat(), (ids, bad, at) => {
         const caseIds = [...ids];
@@ -470,7 +470,7 @@ describe('input properties (fast-check, in process)', () => {
     fc.tuple(uuid, name).map(([step, key]) => `\${${step}.${key}}`),
   );
 
-  it('sends any URL made of literals and ${} templates unchanged', () => {
+  it('add_data_step, test_data_step: send any URL made of literals and ${} templates unchanged', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(literal, template), { minLength: 1, maxLength: 6 }), (parts) => {
         const url = `https://api.example.com/${parts.join('/')}`;
@@ -485,7 +485,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('refuses any URL with a {{placeholder}}', () => {
+  it('add_data_step: refuses any URL with a {{placeholder}}', () => {
     fc.assert(
       fc.property(literal, name, literal, (before, field, after) => {
         const parsed = validateInput(tool('add_data_step'), { toolId: 't', url: `https://api.example.com/${before}{{${field}}}${after}` }, {});
@@ -495,7 +495,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('keeps masked values byte for byte in the request body', () => {
+  it('add_data_step: keeps masked values byte for byte in the request body', () => {
     fc.assert(
       // Prototype names (constructor, prototype) are refused as field names everywhere.
       fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,12}$/).filter((name) => !['constructor', 'prototype'].includes(name)), fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() }))), (headers) => {

@@ -22,7 +22,7 @@ describe('conversations and agents', () => {
     expect(byName.get('list_conversations')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
-  it('calls each route with the key as a bearer token and nowhere else', async () => {
+  it('list_agents, list_conversations: call each route with the key as a bearer token and nowhere else', async () => {
     const agents = await call('list_agents');
     expect(agents.isError).toBeFalsy();
     const conversations = await call('list_conversations', { limit: 5 });
@@ -37,7 +37,7 @@ describe('conversations and agents', () => {
     expect(requests[1].query).toMatchObject({ limit: '5' });
   });
 
-  it('returns compact conversations by default and every field with view full', async () => {
+  it('list_conversations: returns compact conversations by default and every field with view full', async () => {
     const compact = await call('list_conversations', { since: '30d', limit: 3 });
     const full = await call('list_conversations', { since: '30d', limit: 3, view: 'full' });
     const compactItem = (compact.structuredContent as { interactions: Record<string, unknown>[] }).interactions[0];
@@ -77,7 +77,7 @@ describe('conversations and agents', () => {
     expect(apiRequests(sandbox)).toHaveLength(0);
   });
 
-  it('counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
+  it('list_conversations: counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
     const padded = Array.from({ length: 60 }, () => 'a').join(' ');
     expect(padded).toHaveLength(119);
     for (const field of ['question', 'answer']) {
@@ -92,7 +92,7 @@ describe('conversations and agents', () => {
     ]);
   });
 
-  it('retries a read after a 429 and succeeds', async () => {
+  it('list_agents: retries a read after a 429 and succeeds', async () => {
     sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
     const result = await call('list_agents');
     expect(result.isError).toBeFalsy();
@@ -100,7 +100,7 @@ describe('conversations and agents', () => {
     expect(server.logs.some((line) => line.startsWith('list_agents: GET /v2/bots/public answered 429; retry 1 of 4'))).toBe(true);
   });
 
-  it('reports a write that got a 500 and sends it only once', async () => {
+  it('generate_answer: reports a write that got a 500 and sends it only once', async () => {
     const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
     sandbox.clearRequests();
     sandbox.injectFaults([{ path: '/v2/hc-interactions/events/public', status: 500, times: 5 }]);
@@ -111,7 +111,7 @@ describe('conversations and agents', () => {
     expect(apiRequests(sandbox).filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
-  it('answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
+  it('generate_answer, give_feedback: answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
     const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
     const answer = await call('generate_answer', { botId: agents.agents[0].id, content: 'How long does shipping take?' });
     expect(answer.isError).toBeFalsy();
@@ -128,14 +128,14 @@ describe('conversations and agents', () => {
     expect(post.body).toEqual({ eventId: reply.id, approved: false });
   });
 
-  it('explains a 406 from the feedback route', async () => {
+  it('give_feedback: explains a 406 from the feedback route', async () => {
     const result = await call('give_feedback', { interactionId: 'no-such-conversation', eventId: 'no-such-event', approved: true });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('(406)');
     expect(textOf(result)).toContain('list_conversations');
   });
 
-  it('parses object arguments sent as JSON strings', async () => {
+  it('generate_answer: parses object arguments sent as JSON strings', async () => {
     const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
     const result = await call('generate_answer', { botId: agents.agents[0].id, content: 'hello', role: 'agent', metadata: '{"channel":"email"}' });
     expect(result.isError).toBeFalsy();
@@ -143,7 +143,7 @@ describe('conversations and agents', () => {
     expect(post.body).toMatchObject({ metadata: { channel: 'email' } });
   });
 
-  it('exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
+  it('export_conversations: exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
     const progress: string[] = [];
     const result = await call('export_conversations', { since: '200d', maxConversations: 1000 }, {
       onprogress: (update) => progress.push(update.message ?? ''),
@@ -161,14 +161,14 @@ describe('conversations and agents', () => {
     expect(capped).toMatchObject({ count: 4, complete: false });
   });
 
-  it('runs an export as an MCP task when the client asks for one', async () => {
+  it('export_conversations: runs an export as an MCP task when the client asks for one', async () => {
     const { kinds, result: final } = await callAsTask(server.client, 'export_conversations', { since: '100d', maxConversations: 20 });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ windows: 2, complete: false, count: 20 });
   });
 
-  it('stops an export task on tasks/cancel and sends nothing more', async () => {
+  it('export_conversations: stops an export task on tasks/cancel and sends nothing more', async () => {
     sandbox.injectFaults([{ path: '/v2/hc-interactions/public', delayMs: 100, times: 20 }]);
     const ended = callsEnded(server, 'export_conversations');
     const created = await server.client.request(
@@ -216,7 +216,7 @@ describe('authentication failures', () => {
   });
 });
 
-describe('confirmation', () => {
+describe('delete_conversation: confirmation', () => {
   it('previews a delete, sends it once with the preview\'s confirmToken', async () => {
     const client = await connect({ env: sandboxEnv(sandbox), onResult: remember });
     try {

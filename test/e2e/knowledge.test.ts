@@ -21,7 +21,7 @@ const READS = ['list_provider_resources', 'get_source', 'wait_for_sources', 'get
 const DOCUMENTED_RESULTS = ['list_provider_resources', 'register_provider_resources', 'ingest_sources', 'get_source', 'list_articles', 'get_articles', 'publish_article_draft'];
 const IDEMPOTENT_WRITES = ['register_provider_resources', 'crawl_links', 'update_article', 'move_article', 'delete_article', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'];
 
-describe('knowledge tools', () => {
+describe('sources, knowledge, articles and folders tools', () => {
   it('lists all 25 tools with correct hints, output schemas and task support', async () => {
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -179,7 +179,7 @@ describe('knowledge tools', () => {
     expect(gets.length).toBeLessThanOrEqual((progress.length + 1) * 2);
   });
 
-  it('a timed-out wait says which sources are still pending', async () => {
+  it('wait_for_sources: a timed-out wait says which sources are still pending', async () => {
     sandbox.state.jobTimings = { pendingMs: 60_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/slow-page'] }));
     const id = queued.jobs[0].documentId;
@@ -193,7 +193,7 @@ describe('knowledge tools', () => {
     expect(polled(id)).toBeGreaterThanOrEqual(2);
   });
 
-  it('says to report a job PENDING for more than 15 minutes to support', async () => {
+  it('wait_for_sources: says to report a job PENDING for more than 15 minutes to support', async () => {
     sandbox.state.jobTimings = { pendingMs: 3_600_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/stuck-page'] }));
     const id = queued.jobs[0].documentId;
@@ -207,7 +207,7 @@ describe('knowledge tools', () => {
     expect(data.notes.join(' ')).toMatch(/PENDING for 20 minutes.*reported to support/);
   });
 
-  it('stops polling when the client cancels the call', async () => {
+  it('wait_for_sources: stops polling when the client cancels the call', async () => {
     sandbox.state.jobTimings = { pendingMs: 60_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/cancel-me'] }));
     const id = queued.jobs[0].documentId;
@@ -232,7 +232,7 @@ describe('knowledge tools', () => {
     expect(final?.structuredContent).toMatchObject({ status: 'finished', sources: [{ sourceId: id, status: 'COMPLETED' }] });
   });
 
-  it('explains a 404 with the tool that lists the ids', async () => {
+  it('get_source, update_folder, publish_article_draft: explain a 404 with the tool that lists the ids', async () => {
     const source = await call('get_source', { sourceId: 'd0000000-000a-4000-8000-000000000404' });
     expect(source.isError).toBe(true);
     expect(textOf(source)).toContain('Not found (404)');
@@ -246,7 +246,7 @@ describe('knowledge tools', () => {
     expect(waited.sources[0]).toMatchObject({ status: 'NOT_FOUND' });
   });
 
-  it('reads articles with untrusted bodies marked, and shows a compact list by default', async () => {
+  it('get_articles, list_articles: read articles with untrusted bodies marked, and show a compact list by default', async () => {
     const list = structured(await call('list_articles'));
     expect(list.articles.length).toBeGreaterThan(3);
     expect(list.articles[0]).not.toHaveProperty('mainKnowledge');
@@ -285,7 +285,7 @@ describe('knowledge tools', () => {
 });
 
 describe('confirmation of knowledge writes', () => {
-  it('sends the POST reads without confirmation and previews a delete', async () => {
+  it('get_articles, get_knowledge_jobs_status, delete_folder: send the POST reads without confirmation and preview a delete', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {
       const read = await client.call('get_articles', { articleIds: [sandbox.seed.articles.warranty] });
