@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Fault, RecordedRequest } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from '../support/built.js';
+import { useStarted } from '../support/fixture.js';
 import { caller } from '../support/harness.js';
 import { ROOT } from '../support/paths.js';
 
@@ -67,6 +68,18 @@ export async function startStandaloneSandbox(): Promise<StandaloneSandbox> {
       await exited;
     },
   };
+}
+
+/** The standalone sandbox for a describe block (or a file), its budget lifted so that no attack waits on it. */
+export function useStandaloneSandbox(): StandaloneSandbox {
+  return useStarted(
+    async () => {
+      const sandbox = await startStandaloneSandbox();
+      await sandbox.setRateLimit(1_000_000, 60_000);
+      return sandbox;
+    },
+    (sandbox) => sandbox.stop(),
+  );
 }
 
 /** A tool call that a hung process fails within 30 s, well inside the test's own time limit. */

@@ -30,25 +30,35 @@ export interface ServerFixture {
   call: Connection['call'];
 }
 
+/**
+ * Something the block's tests share: started before them, stopped after them. The value returned
+ * stands in for what `start` gives.
+ */
+export function useStarted<T extends object>(start: () => Promise<T>, stop: (started: T) => Promise<unknown>): T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    if (started) await stop(started);
+  });
+  return standingIn(() => started);
+}
+
 /** A sandbox for the block, from `SandboxOptions` or a function that starts one. */
 export function useSandbox(start: SandboxOptions | (() => Promise<Sandbox>) = {}): Sandbox {
-  const sandbox = standIn<Sandbox>('the sandbox');
-  beforeAll(async () => sandbox.fill(await (typeof start === 'function' ? start() : startSandbox(start))), START_TIMEOUT_MS);
+  const sandbox = useStarted(typeof start === 'function' ? start : () => startSandbox(start), (started) => started.close());
   beforeEach(() => {
-    sandbox.view.clearRequests();
-    sandbox.view.clearFaults();
+    sandbox.clearRequests();
+    sandbox.clearFaults();
   });
-  afterAll(() => sandbox.current?.close());
-  return sandbox.view;
+  return sandbox;
 }
 
 /** A client connected to svc-mcp in process for the block, the server pointed at `sandbox`. */
 export function useConnection(sandbox: Sandbox, options: FixtureConnectOptions = {}): Connection {
   const { key = 'admin', env, ...connectOptions } = options;
-  const connection = standIn<Connection>('the connection');
-  beforeAll(async () => connection.fill(await connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) })), START_TIMEOUT_MS);
-  afterAll(() => connection.current?.close());
-  return connection.view;
+  return useStarted(() => connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) }), (connection) => connection.close());
 }
 
 /** The usual block: a sandbox and one connection to it. */
@@ -66,30 +76,21 @@ export function structured<T = Record<string, any>>(result: CallToolResult): T {
 }
 
 /**
- * An object standing in for one that a hook creates later: once `fill`ed, every read, call and
- * write goes to it, so a file can name its sandbox and connections at the top, as before the hooks ran.
+ * An object standing in for the one `current` gives once a hook has started it: every read, call
+ * and write goes to that one, so a file can name its sandbox and connections at the top.
  */
-function standIn<T extends object>(what: string): { view: T; readonly current: T | undefined; fill(value: T): void } {
-  let current: T | undefined;
+function standingIn<T extends object>(current: () => T | undefined): T {
   const target = (): T => {
-    if (!current) throw new Error(`${what} is not started yet: use it inside a test or a hook`);
-    return current;
+    const value = current();
+    if (!value) throw new Error('used before the beforeAll hook that starts it: use it inside a test or a hook');
+    return value;
   };
-  const view = new Proxy({} as T, {
+  return new Proxy({} as T, {
     get(_, key) {
       const value = Reflect.get(target(), key);
-      return typeof value === 'function' ? value.bind(current) : value;
+      return typeof value === 'function' ? value.bind(target()) : value;
     },
     set: (_, key, value) => Reflect.set(target(), key, value),
     has: (_, key) => Reflect.has(target(), key),
   });
-  return {
-    view,
-    get current() {
-      return current;
-    },
-    fill(value) {
-      current = value;
-    },
-  };
 }
