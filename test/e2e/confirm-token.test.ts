@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { apiRequests, textOf } from '../support/harness.js';
+import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
 const sandbox = useSandbox();
@@ -10,12 +10,7 @@ const unconfirmed = useConnection(sandbox, { env: { SVC_CONFIRM: 'none' } });
 const otherKey = useConnection(sandbox, { key: 'readOnly' });
 /** A client with elicitation that declines and keeps each question. */
 const questions: string[] = [];
-const asking = useConnection(sandbox, {
-  elicit: (message) => {
-    questions.push(message);
-    return { action: 'decline' };
-  },
-});
+const asking = useConnection(sandbox, { elicit: answering(questions, { action: 'decline' }) });
 
 interface Preview {
   sent: false;

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { apiRequests, callAsTask, textOf } from '../support/harness.js';
+import { answering, apiRequests, callAsTask, textOf } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 
@@ -134,13 +134,7 @@ describe('Streamable HTTP transport', () => {
 
   it('asks for confirmation through elicitation over a stateful session', async () => {
     const messages: string[] = [];
-    const admin = await connect(multiTenant, {
-      key: sandbox.keys.admin,
-      elicit: (message) => {
-        messages.push(message);
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
+    const admin = await connect(multiTenant, { key: sandbox.keys.admin, elicit: answering(messages, { action: 'accept', content: { confirm: true } }) });
     const list = await admin.call('list_conversations', { limit: 1 });
     const id = (list.structuredContent as { interactions: Array<{ id: string }> }).interactions[0].id;
     sandbox.clearRequests();
@@ -176,12 +170,7 @@ describe('Streamable HTTP transport', () => {
 
   it('falls back to a preview and its confirmToken in stateless mode', async () => {
     const asked: string[] = [];
-    const client = await connect(stateless, {
-      elicit: (message) => {
-        asked.push(message);
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
+    const client = await connect(stateless, { elicit: answering(asked, { action: 'accept', content: { confirm: true } }) });
     const list = await client.call('list_conversations', { limit: 1 });
     const id = (list.structuredContent as { interactions: Array<{ id: string }> }).interactions[0].id;
     sandbox.clearRequests();

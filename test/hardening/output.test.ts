@@ -4,7 +4,7 @@ import { describeRequest } from '../../src/engine/confirm.js';
 import { shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
 import { keyRedaction, redactSecrets, secretRedaction } from '../../src/engine/secrets.js';
 import { scrubSecrets } from '../../src/log.js';
-import { apiRequests, textOf } from '../support/harness.js';
+import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
 const full: ShapeOptions = { view: 'full', capChars: 80_000 };
@@ -101,7 +101,7 @@ describe('hostile API text (design section 13)', () => {
 describe('text cannot disguise itself (design section 10.5)', () => {
   const sandbox = useSandbox();
   const asked: string[] = [];
-  const eliciting = useConnection(sandbox, { elicit: (message) => (asked.push(message), { action: 'accept', content: { confirm: true } }) });
+  const eliciting = useConnection(sandbox, { elicit: answering(asked, { action: 'accept', content: { confirm: true } }) });
   const plain = useConnection(sandbox);
   const disguised = fc
     .tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C', '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u{E0041}'), fc.string({ maxLength: 8 }))

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { apiRequests, textOf } from '../support/harness.js';
+import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
 /**
@@ -13,13 +13,7 @@ const sandbox = useSandbox();
 const env = { SVC_MAX_RESULT_TOKENS: '500' };
 const byToken = useConnection(sandbox, { env });
 const questions: string[] = [];
-const asking = useConnection(sandbox, {
-  env,
-  elicit: (message) => {
-    questions.push(message);
-    return { action: 'decline' };
-  },
-});
+const asking = useConnection(sandbox, { env, elicit: answering(questions, { action: 'decline' }) });
 
 const SECRET_NAMES = ['Authorization', 'X-Api-Key', 'token', 'password', 'secretNote', 'Cookie', 'clientSecret', 'apiKey', 'refresh_token'];
 const secretName = fc.tuple(fc.constantFrom(...SECRET_NAMES), fc.stringMatching(/^[A-Za-z]{0,4}$/)).map(([name, suffix]) => name + suffix);

@@ -122,6 +122,14 @@ function testClient(options: ConnectOptions): { client: Client; logs: string[] }
   return { client, logs };
 }
 
+/** Answers every elicitation with `answer`, keeping each question in `asked`. */
+export function answering(asked: string[], answer: ElicitResult): NonNullable<ConnectOptions['elicit']> {
+  return (message) => {
+    asked.push(message);
+    return answer;
+  };
+}
+
 /** Sends copies made through JSON, so nothing that would not survive serialization reaches the other side. */
 function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
   const send = transport.send.bind(transport);
