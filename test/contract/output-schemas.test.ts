@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { connect, sandboxEnv } from '../support/harness.js';
-import { structured, useServer } from '../support/fixture.js';
+import { connect, sandboxEnv, textOf } from '../support/harness.js';
+import { useServer } from '../support/fixture.js';
 
 /** Design sec. 9: all output schemas together, in any configuration, as tools/list shows them. */
 const OUTPUT_BUDGET_TOKENS = 3_000;
@@ -76,8 +76,12 @@ describe('declared output schemas', () => {
 });
 
 describe('real sandbox results validate against them in the SDK client', () => {
-  /** The structured content of a call that succeeded; the client throws when it misses a required field or has a wrong type. */
-  const validated = async (name: string, args: Record<string, unknown>) => structured(await call(name, args));
+  const validated = async (name: string, args: Record<string, unknown>) => {
+    // The client throws when structuredContent misses a required field or has a wrong type.
+    const result = await call(name, args);
+    expect(result.isError, `${name}: ${textOf(result)}`).toBeFalsy();
+    return result.structuredContent as Record<string, any>;
+  };
 
   it('reads, in both views where there are two', async () => {
     const seed = sandbox.seed;
