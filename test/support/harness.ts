@@ -108,7 +108,8 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
   };
 }
 
-function testClient(options: ConnectOptions): { client: Client; logs: string[] } {
+/** The tests' SDK client, before it connects: it declares elicitation when it can answer, and keeps the MCP log messages it is sent. */
+export function testClient(options: Pick<ConnectOptions, 'elicit' | 'capabilities'>): { client: Client; logs: string[] } {
   const capabilities = { ...options.capabilities, ...(options.elicit ? { elicitation: { form: {} } } : {}) };
   const client = new Client({ name: 'svc-mcp-tests', version: '1.0.0' }, { capabilities });
   if (options.elicit) {
