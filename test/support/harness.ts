@@ -14,7 +14,7 @@ import { createMcpServer } from '../../src/engine/server.js';
 import type { EngineOptions } from '../../src/engine/types.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT, TEST_STATE_DIR } from './paths.js';
 
@@ -141,10 +141,6 @@ function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
 /** Environment that points a server at a sandbox with the given key. */
 export function sandboxEnv(sandbox: Sandbox, key = sandbox.keys.admin, extra: Record<string, string> = {}): Record<string, string> {
   return { SVC_BASE_URL: sandbox.url, SVC_API_KEY: key, ...extra };
-}
-
-export async function withSandbox(options?: SandboxOptions): Promise<Sandbox> {
-  return startSandbox(options);
 }
 
 /** A tool call of `client`, typed as the result a tool call gives. */

@@ -4,8 +4,8 @@
  * Raw JSON is the API's own response body for a one-route tool, and the structured result for a
  * composite one (it has no single response).
  */
-import { SEED, type Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, textOf, withSandbox, type Connection } from './harness.js';
+import { SEED, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { connect, sandboxEnv, textOf, type Connection } from './harness.js';
 
 interface Measured {
   tool: string;
@@ -47,7 +47,7 @@ export async function measure(sandbox: Sandbox, connection: Connection, entry: (
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const sandbox = await withSandbox();
+  const sandbox = await startSandbox();
   const connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none', SVC_LOG_LEVEL: 'silent' }) });
   const rows: Measured[] = [];
   for (const entry of MOST_USED) rows.push(await measure(sandbox, connection, entry));
