@@ -3,10 +3,10 @@
  * fields the spec guarantees marked required; real sandbox results pass the SDK client's own
  * validation (Client.callTool checks structuredContent against the listed outputSchema).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { connect, sandboxEnv, textOf } from '../support/harness.js';
+import { useServer } from '../support/fixture.js';
 import { catalog } from '../../tools/index.js';
 
 /** Design sec. 9: all output schemas together, in any configuration, as tools/list shows them. */
@@ -15,19 +15,15 @@ const OUTPUT_BUDGET_TOKENS = 3_000;
 /** The tools whose result the spec documents: those that declare an output schema. */
 const DOCUMENTED_RESULTS = catalog.flatMap((group) => group.tools).filter((tool) => tool.output).map((tool) => tool.name);
 
-let sandbox: Sandbox;
-let server: Connection;
+const { sandbox, server, call } = useServer({
+  sandbox: { rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } },
+  // SVC_CONFIRM=none lists every output schema (no tool can answer with a preview): the largest configuration.
+  env: { SVC_CONFIRM: 'none' },
+});
 let listed: Tool[];
 
 beforeAll(async () => {
-  sandbox = await withSandbox({ rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } });
-  // SVC_CONFIRM=none lists every output schema (no tool can answer with a preview): the largest configuration.
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
   listed = (await server.client.listTools()).tools;
-}, 30_000);
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
 });
 
 const tokens = (schema: unknown) => JSON.stringify(schema).length / 4;
@@ -76,9 +72,9 @@ describe('declared output schemas', () => {
 });
 
 describe('real sandbox results validate against them in the SDK client', () => {
-  const call = async (name: string, args: Record<string, unknown>) => {
+  const validated = async (name: string, args: Record<string, unknown>) => {
     // The client throws when structuredContent misses a required field or has a wrong type.
-    const result = (await server.client.callTool({ name, arguments: args })) as CallToolResult;
+    const result = await call(name, args);
     expect(result.isError, `${name}: ${textOf(result)}`).toBeFalsy();
     return result.structuredContent as Record<string, any>;
   };
@@ -86,33 +82,33 @@ describe('real sandbox results validate against them in the SDK client', () => {
   it('reads, in both views where there are two', async () => {
     const seed = sandbox.seed;
     for (const view of ['compact', 'full']) {
-      await call('list_conversations', { view, since: '30d' });
-      await call('list_articles', { view, type: 'draft' });
-      await call('list_actions', { view });
-      await call('list_rule_versions', { view, ruleId: seed.rules.whereIsMyOrder });
+      await validated('list_conversations', { view, since: '30d' });
+      await validated('list_articles', { view, type: 'draft' });
+      await validated('list_actions', { view });
+      await validated('list_rule_versions', { view, ruleId: seed.rules.whereIsMyOrder });
     }
-    await call('get_articles', { articleIds: [seed.articles.shippingTimes, seed.articles.returnsPolicyDraft] });
-    await call('get_source', { sourceId: seed.sources.webFailed });
-    await call('get_rule_version', { ruleId: seed.rules.whereIsMyOrder, versionId: 'v2' });
-    await call('get_replay', { replayId: seed.replay });
-    expect(await call('get_refine_session', { interactionId: seed.negativeConversation, eventId: seed.negativeEvent })).toMatchObject({ active: true });
-    for (const provider of ['notes', 'helpcenter', 'wiki']) await call('list_provider_resources', { provider });
+    await validated('get_articles', { articleIds: [seed.articles.shippingTimes, seed.articles.returnsPolicyDraft] });
+    await validated('get_source', { sourceId: seed.sources.webFailed });
+    await validated('get_rule_version', { ruleId: seed.rules.whereIsMyOrder, versionId: 'v2' });
+    await validated('get_replay', { replayId: seed.replay });
+    expect(await validated('get_refine_session', { interactionId: seed.negativeConversation, eventId: seed.negativeEvent })).toMatchObject({ active: true });
+    for (const provider of ['notes', 'helpcenter', 'wiki']) await validated('list_provider_resources', { provider });
   });
 
   it('writes', async () => {
     const seed = sandbox.seed;
-    const { events } = await call('generate_answer', { botId: seed.bots.storeAssistant, content: 'How long does shipping take?' });
+    const { events } = await validated('generate_answer', { botId: seed.bots.storeAssistant, content: 'How long does shipping take?' });
     const answer = events.find((event: { role: string }) => event.role === 'svcbot');
-    expect(await call('get_refine_session', { interactionId: answer.interactionId, eventId: answer.id })).toMatchObject({ active: false });
-    await call('give_feedback', { interactionId: answer.interactionId, eventId: answer.id, approved: true });
-    await call('delete_conversation', { interactionId: answer.interactionId });
-    const [resource] = (await call('list_provider_resources', { provider: 'notes' })).resources;
-    const registered = await call('register_provider_resources', { provider: 'notes', resources: [{ ...resource, mimeType: resource.mimeType ?? 'text/markdown' }] });
-    await call('ingest_sources', { source: 'notes', documentIdsToAdd: registered.addedDocumentIds });
-    await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/returns'] });
-    await call('publish_article_draft', { articleId: seed.articles.giftCardsDraft });
-    await call('add_cases_to_criteria_group', { criteriaGroupId: seed.criteriaGroup, caseIds: [seed.testCases[0]] });
-    await call('start_test_set_run', { testSetId: seed.testSet });
-    await call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'gift cards' });
+    expect(await validated('get_refine_session', { interactionId: answer.interactionId, eventId: answer.id })).toMatchObject({ active: false });
+    await validated('give_feedback', { interactionId: answer.interactionId, eventId: answer.id, approved: true });
+    await validated('delete_conversation', { interactionId: answer.interactionId });
+    const [resource] = (await validated('list_provider_resources', { provider: 'notes' })).resources;
+    const registered = await validated('register_provider_resources', { provider: 'notes', resources: [{ ...resource, mimeType: resource.mimeType ?? 'text/markdown' }] });
+    await validated('ingest_sources', { source: 'notes', documentIdsToAdd: registered.addedDocumentIds });
+    await validated('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/returns'] });
+    await validated('publish_article_draft', { articleId: seed.articles.giftCardsDraft });
+    await validated('add_cases_to_criteria_group', { criteriaGroupId: seed.criteriaGroup, caseIds: [seed.testCases[0]] });
+    await validated('start_test_set_run', { testSetId: seed.testSet });
+    await validated('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'gift cards' });
   });
 });

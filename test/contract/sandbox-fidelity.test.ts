@@ -3,17 +3,13 @@
  * once-only publish, no default output-field source, no invented requirements on undocumented
  * payloads, promptVersionId restricted only by mode.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { call, start } from '../sandbox/helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 const FORBIDDEN = { statusCode: 403, message: 'API key does not have the required scope for this operation', error: 'Forbidden' };
 
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await start({ testRunTimings: { runMs: 60_000 } });
-});
-afterAll(() => sb.close());
+const sb = useSandbox(() => start({ testRunTimings: { runMs: 60_000 } }));
 
 describe("another workspace's data", () => {
   it('gets the spec\'s one fixed 403 message for sources, replays, rules, refine sessions, tag groups and test sets', async () => {

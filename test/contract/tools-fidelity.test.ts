@@ -2,48 +2,39 @@
  * The tools through a real SDK client: they require nothing the spec does not state, and they
  * enforce and say what it does state (issue 14).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
+const { sandbox, server, call } = useServer({
+  sandbox: { rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } },
+  env: { SVC_CONFIRM: 'none' },
+});
 let tools: Map<string, Tool>;
 
 beforeAll(async () => {
-  sandbox = await withSandbox({ rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
   tools = new Map((await server.client.listTools()).tools.map((tool) => [tool.name, tool]));
-}, 30_000);
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
 });
 
-const call = async (name: string, args: Record<string, unknown>) => (await server.client.callTool({ name, arguments: args })) as CallToolResult;
-const data = (result: CallToolResult) => {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as Record<string, any>;
-};
 const required = (name: string) => tools.get(name)!.inputSchema.required ?? [];
 
 describe('no invented requirements', () => {
   it('assign_action_to_agents takes botId as well as botIds, and requires nothing (its payload is not shown)', async () => {
     expect(required('assign_action_to_agents')).toEqual([]);
-    const assigned = data(await call('assign_action_to_agents', { toolId: sandbox.seed.tools.customerTier, botId: sandbox.seed.bots.emailSupport }));
+    const assigned = structured(await call('assign_action_to_agents', { toolId: sandbox.seed.tools.customerTier, botId: sandbox.seed.bots.emailSupport }));
     expect(JSON.stringify(assigned)).toContain(sandbox.seed.bots.emailSupport);
   });
 
   it('add_data_step needs only toolId (stepNumber named too): no url', async () => {
     expect(required('add_data_step')).toEqual(['toolId']);
-    const step = data(await call('add_data_step', { toolId: sandbox.seed.tools.returnLabel, stepNumber: 5 }));
+    const step = structured(await call('add_data_step', { toolId: sandbox.seed.tools.returnLabel, stepNumber: 5 }));
     expect(step).toMatchObject({ stepNumber: 5, url: null });
   });
 
   it('add_cases_to_criteria_group sends caseIds: [] (no minimum in the spec)', async () => {
     sandbox.clearRequests();
-    const group = data(await call('add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [] }));
+    const group = structured(await call('add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [] }));
     expect(group.id).toBe(sandbox.seed.criteriaGroup);
     expect(apiRequests(sandbox).map((request) => request.body)).toEqual([{ caseIds: [] }]);
   });
@@ -53,19 +44,19 @@ describe('no invented requirements', () => {
   });
 
   it('update_action sends an output field without source, and the sandbox keeps it without one', async () => {
-    const updated = data(await call('update_action', { toolId: sandbox.seed.tools.returnLabel, outputSchema: [{ name: 'carrier', type: 'string' }] }));
+    const updated = structured(await call('update_action', { toolId: sandbox.seed.tools.returnLabel, outputSchema: [{ name: 'carrier', type: 'string' }] }));
     expect(updated.outputSchema).toEqual([expect.objectContaining({ name: 'carrier', source: null })]);
   });
 
   it('publish_article_draft publishes the same draft twice', async () => {
-    const draft = data(await call('create_article_draft', { articleId: sandbox.seed.articles.warranty, title: 'Warranty (draft)' }));
-    const first = data(await call('publish_article_draft', { articleId: draft.id }));
-    const second = data(await call('publish_article_draft', { articleId: draft.id }));
+    const draft = structured(await call('create_article_draft', { articleId: sandbox.seed.articles.warranty, title: 'Warranty (draft)' }));
+    const first = structured(await call('publish_article_draft', { articleId: draft.id }));
+    const second = structured(await call('publish_article_draft', { articleId: draft.id }));
     expect(second).toMatchObject({ id: sandbox.seed.articles.warranty, version: first.version + 1 });
   });
 
   it('start_test_set_run sends an unknown promptVersionId with simulate', async () => {
-    const run = data(await call('start_test_set_run', { testSetId: sandbox.seed.testSet, promptVersionId: 'pv-unknown' }));
+    const run = structured(await call('start_test_set_run', { testSetId: sandbox.seed.testSet, promptVersionId: 'pv-unknown' }));
     expect(run).toMatchObject({ testSetId: sandbox.seed.testSet, status: 'running' });
   });
 });
@@ -79,7 +70,7 @@ describe('what the spec states', () => {
       expect(textOf(refused)).toContain('provider: must be one of "notes", "helpcenter", "wiki"');
     }
     expect(apiRequests(sandbox)).toHaveLength(0);
-    expect(data(await call('list_provider_resources', { provider: 'helpcenter' })).provider).toBe('helpcenter');
+    expect(structured(await call('list_provider_resources', { provider: 'helpcenter' })).provider).toBe('helpcenter');
   });
 
   it('ingest_sources sends web and the four kinds, and refuses any other source before sending', async () => {
@@ -103,11 +94,11 @@ describe('SVC_PROVIDER_NAMES', () => {
     const mapped = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none', SVC_PROVIDER_NAMES: 'wiki=notes' }) });
     try {
       sandbox.clearRequests();
-      const result = (await mapped.client.callTool({ name: 'list_provider_resources', arguments: { provider: 'wiki' } })) as CallToolResult;
+      const result = await mapped.call('list_provider_resources', { provider: 'wiki' });
       expect(result.isError, textOf(result)).toBeFalsy();
       expect(apiRequests(sandbox).map((request) => request.path)).toEqual(['/v2/documents/public/resources/notes']);
       expect(result.structuredContent).toMatchObject({ provider: 'wiki' });
-      await mapped.client.callTool({ name: 'ingest_sources', arguments: { source: 'wiki', documentIdsToAdd: [sandbox.seed.sources.notesPage] } });
+      await mapped.call('ingest_sources', { source: 'wiki', documentIdsToAdd: [sandbox.seed.sources.notesPage] });
       expect((apiRequests(sandbox).at(-1)!.body as { source: string }).source).toBe('notes');
     } finally {
       await mapped.close();

@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { textOf } from '../support/harness.js';
+import { useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
-
-beforeAll(async () => {
-  // Jobs end on their first read, so no test waits on a clock.
-  sandbox = await withSandbox({ jobTimings: { pendingMs: 0, inProgressMs: 0 } });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
+// Jobs end on their first read, so no test waits on a clock.
+const { call } = useServer({ sandbox: { jobTimings: { pendingMs: 0, inProgressMs: 0 } }, env: { SVC_CONFIRM: 'none' } });
 
 const FAILING: Array<[string, string, RegExp]> = [
   ['authentication-protected', 'https://northwind-outfitters.example/private/dealer-prices', /HTTP 401 \(the page requires authentication\)/],
@@ -24,9 +12,9 @@ const FAILING: Array<[string, string, RegExp]> = [
   ['unreachable host', 'https://help.northwind-outfitters.invalid/returns', /the host help\.northwind-outfitters\.invalid could not be reached/],
 ];
 
-describe('URLs that fail ingestion on purpose', () => {
+describe('ingest_sources: URLs that fail ingestion on purpose', () => {
   it.each(FAILING)('%s ends FAILED with its reason', async (_kind, url, reason) => {
-    const result = (await server.client.callTool({ name: 'ingest_sources', arguments: { documentIdsToAdd: [url], wait: true, timeoutSeconds: 10 } })) as CallToolResult;
+    const result = await call('ingest_sources', { documentIdsToAdd: [url], wait: true, timeoutSeconds: 10 });
     expect(result.isError, textOf(result)).toBeFalsy();
     const wait = (result.structuredContent as Record<string, any>).wait;
     expect(wait).toMatchObject({ status: 'finished', finished: 1, total: 1 });
@@ -37,7 +25,7 @@ describe('URLs that fail ingestion on purpose', () => {
 
   it('still completes an ordinary page on the same site', async () => {
     const url = 'https://northwind-outfitters.example/help/rain-jackets';
-    const result = (await server.client.callTool({ name: 'ingest_sources', arguments: { documentIdsToAdd: [url], wait: true, timeoutSeconds: 10 } })) as CallToolResult;
+    const result = await call('ingest_sources', { documentIdsToAdd: [url], wait: true, timeoutSeconds: 10 });
     expect((result.structuredContent as Record<string, any>).wait.sources[0]).toMatchObject({ url, status: 'COMPLETED', success: true });
   });
 });

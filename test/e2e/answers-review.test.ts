@@ -1,39 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
-
-async function call(name: string, args: Record<string, unknown> = {}) {
-  return (await server.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function structured<T = Record<string, any>>(result: CallToolResult): T {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as T;
-}
+const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' } });
 
 type Line = { mark: string; text: string; oldLine?: number; newLine?: number };
 const linesOf = (comparison: Record<string, any>, field: string): Line[] =>
   comparison.text.find((entry: { field: string }) => entry.field === field).hunks.flatMap((hunk: { lines: Line[] }) => hunk.lines);
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-});
-
-describe('refine review that cannot mislead', () => {
+describe('get_refine_session, wait_for_refine_session: refine review that cannot mislead', () => {
   const session = () => ({ interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent });
 
   it('wait_for_refine_session shows the linked draft changing the return window, and that it predates the session', async () => {
@@ -171,7 +146,7 @@ describe('compare_article_draft', () => {
     // The publish preview agrees: no STALE line.
     const previewing = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'writes' }) });
     try {
-      const preview = (await previewing.client.callTool({ name: 'publish_article_draft', arguments: { articleId: draft.id } })) as CallToolResult;
+      const preview = await previewing.call('publish_article_draft', { articleId: draft.id });
       expect(textOf(preview)).toContain('Overwrites live article');
       expect(textOf(preview)).not.toContain('STALE');
     } finally {

@@ -1,42 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/sandbox/types.js';
-import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, textOf } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
+const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-stats-')) } });
 const DAY = 86_400_000;
 /** The list route's largest window, and its largest page. */
 const SLICE = 90 * DAY;
 const PAGE = 100;
-
-async function call(name: string, args: Record<string, unknown> = {}) {
-  return (await server.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function structured<T = Record<string, any>>(result: CallToolResult): T {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as T;
-}
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-stats-')) }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
-});
 
 /*
  * The expected figures, counted straight from the sandbox's stored conversations (its own agent
@@ -155,9 +129,9 @@ describe('conversation_stats and attribution', () => {
     const until = Date.now();
     const since = until - 200 * DAY;
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since, until, groupBy: 'agent' } }, undefined, {
+    const result = await call('conversation_stats', { since, until, groupBy: 'agent' }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     const listed = listedIn(since, until);
     expect(data.complete).toBe(true);

@@ -3,59 +3,44 @@
  * fields change and show changed sentences whole, inputs typed as the spec documents them, and the
  * sandbox's 400 for ids that are not UUIDs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { apiRequests, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ jobTimings: { pendingMs: 0, inProgressMs: 0 } });
 /** Sends writes at once. */
-let direct: Connection;
+const direct = useConnection(sandbox, { env: { SVC_CONFIRM: 'none' } });
 /** Answers writes with a preview and a confirmToken (no elicitation). */
-let previewing: Connection;
-
-const callOn = async (connection: Connection, name: string, args: Record<string, unknown>) => (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
+const previewing = useConnection(sandbox, { env: { SVC_CONFIRM: 'writes' } });
 
 /** The preview's "What it does" lines, as the model reads them. */
 async function effectOf(name: string, args: Record<string, unknown>): Promise<string[]> {
-  const result = await callOn(previewing, name, args);
+  const result = await previewing.call(name, args);
   expect(result.isError, textOf(result)).toBeFalsy();
   const data = result.structuredContent as { sent: boolean; effect: string[] };
   expect(data.sent).toBe(false);
   return data.effect.map((line) => line.replace(/<\/?untrusted-data-[0-9a-f]+>/g, ''));
 }
 
-beforeAll(async () => {
-  sandbox = await withSandbox({ jobTimings: { pendingMs: 0, inProgressMs: 0 } });
-  direct = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-  previewing = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'writes' }) });
-});
-
-afterAll(async () => {
-  await direct?.close();
-  await previewing?.close();
-  await sandbox?.close();
-});
-
 describe('done lines', () => {
   it('assign_folders_to_agent counts the assignments it added', async () => {
-    const folder = (await callOn(direct, 'create_folder', { name: 'Express delivery' })).structuredContent as { id: string };
-    const result = await callOn(direct, 'assign_folders_to_agent', { botId: sandbox.seed.bots.emailSupport, folderIds: [folder.id] });
+    const folder = (await direct.call('create_folder', { name: 'Express delivery' })).structuredContent as { id: string };
+    const result = await direct.call('assign_folders_to_agent', { botId: sandbox.seed.bots.emailSupport, folderIds: [folder.id] });
     const [first] = textOf(result).split('\n');
     expect(first).toMatch(/^Agent \S+ now answers from \d+ folder\(s\) \(1 assignment\(s\) added\)/);
     expect(first).not.toContain('[object Object]');
-    const again = textOf(await callOn(direct, 'assign_folders_to_agent', { botId: sandbox.seed.bots.emailSupport, folderIds: [folder.id] })).split('\n')[0];
+    const again = textOf(await direct.call('assign_folders_to_agent', { botId: sandbox.seed.bots.emailSupport, folderIds: [folder.id] })).split('\n')[0];
     expect(again).toContain('(no new assignment(s) added)');
   });
 
   it('ingest_sources after a finished wait says how it ended, and its jobs show their last status', async () => {
     const urls = ['https://northwind-outfitters.example/help/jacket-care', 'https://northwind-outfitters.example/private/wholesale-prices'];
-    const result = await callOn(direct, 'ingest_sources', { documentIdsToAdd: urls, wait: true, timeoutSeconds: 10 });
+    const result = await direct.call('ingest_sources', { documentIdsToAdd: urls, wait: true, timeoutSeconds: 10 });
     const [first] = textOf(result).split('\n');
     expect(first).toBe('2 ingestion job(s) queued and finished: 1 COMPLETED, 1 FAILED; next: generate_knowledge for the COMPLETED ones.');
     const data = result.structuredContent as { jobs: Array<{ status: string }> };
     expect(data.jobs.map((job) => job.status).sort()).toEqual(['COMPLETED', 'FAILED']);
-    const queued = textOf(await callOn(direct, 'ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/rain-jackets'] })).split('\n')[0];
+    const queued = textOf(await direct.call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/rain-jackets'] })).split('\n')[0];
     expect(queued).toContain('queued; next: wait_for_sources');
   });
 });
@@ -80,8 +65,8 @@ describe('previews say which fields change', () => {
     expect(effect).toContainEqual(expect.stringMatching(/^outputSchema: replaced by 1 field\(s\); adds carrier, drops /));
   });
 
-  it('a body edit shows the changed sentence whole, with the sentence after it', async () => {
-    const article = ((await callOn(direct, 'get_articles', { articleIds: [sandbox.seed.articles.returnsPolicy] })).structuredContent as { articles: Array<{ mainKnowledge: string }> }).articles[0];
+  it('update_article: a body edit shows the changed sentence whole, with the sentence after it', async () => {
+    const article = ((await direct.call('get_articles', { articleIds: [sandbox.seed.articles.returnsPolicy] })).structuredContent as { articles: Array<{ mainKnowledge: string }> }).articles[0];
     const effect = await effectOf('update_article', { articleId: sandbox.seed.articles.returnsPolicy, mainKnowledge: article.mainKnowledge.replace('30 days', '45 days') });
     const body = effect.find((line) => line.startsWith('mainKnowledge changes:'))!.split('\n');
     expect(body).toEqual([
@@ -95,7 +80,7 @@ describe('previews say which fields change', () => {
 
 describe('inputs and errors as the spec documents them', () => {
   it('create_action sends without alwaysGet, which the spec names but does not require', async () => {
-    const result = await callOn(direct, 'create_action', { name: 'Gift card balance' });
+    const result = await direct.call('create_action', { name: 'Gift card balance' });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(textOf(result).split('\n')[0]).toMatch(/^Action \S+ created/);
     expect(apiRequests(sandbox).at(-1)).toMatchObject({ method: 'POST', path: '/v2/hc-tools/public', body: { name: 'Gift card balance' } });
@@ -106,7 +91,7 @@ describe('inputs and errors as the spec documents them', () => {
     ['list_rule_versions', { ruleId: 'not-a-uuid' }, 'ruleId is not a UUID'],
     ['get_rule_version', { ruleId: 'not-a-uuid', versionId: 'v1' }, 'ruleId is not a UUID'],
   ])('%s with an id that is not a UUID gets the API\'s 400', async (name, args, hint) => {
-    const result = await callOn(direct, name, args);
+    const result = await direct.call(name, args);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(hint);
     expect(apiRequests(sandbox).at(-1)?.status).toBe(400);

@@ -3,23 +3,20 @@
  * end: a real SDK client over the in-memory transport against svc-mcp and the sandbox, in process.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateInput } from '../../src/engine/pipeline.js';
 import { buildRequest } from '../../src/engine/request.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
 import { catalog } from '../../tools/index.js';
-import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, textOf, waitFor } from '../support/harness.js';
+import { structured, useConnection, useServer } from '../support/fixture.js';
 
 const STEP_MS = 400;
 const SECRET_WRAPPED = 'sk_live_WRAPPED_9f8e7d6c';
 const SECRET_PLAIN = 'plain-secret-5a4b3c2d';
 
-let sandbox: Sandbox;
-let server: Connection;
-let guarded: Connection | undefined;
 const results: string[] = [];
 
 const ownTools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
@@ -29,37 +26,21 @@ const botEvent = (n: number) => `e0000000-000a-4000-8${String(n).padStart(3, '0'
 /** Previews, kept apart: they show the caller's own values, since what a preview shows is what is sent (design 10.4). */
 const previews: string[] = [];
 
-async function call(connection: Connection, name: string, args: Record<string, unknown> = {}) {
-  const result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
+function keep(result: CallToolResult) {
   ((result.structuredContent as { sent?: unknown } | undefined)?.sent === false ? previews : results).push(JSON.stringify(result));
-  return result;
 }
 
-function data<T = Record<string, any>>(result: CallToolResult): T {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as T;
-}
+const { sandbox, server, call } = useServer({
+  sandbox: { refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: 200 } },
+  env: { SVC_CONFIRM: 'none' },
+  onResult: keep,
+});
+const guarded = useConnection(sandbox, { env: { SVC_CONFIRM: 'destructive' }, onResult: keep });
 
 async function startRefine(n: number, outcome: string, stepMs = STEP_MS) {
   const res = await fetch(`${sandbox.url}/__sandbox/refine`, { method: 'POST', body: JSON.stringify({ interactionId: conv(n), eventId: botEvent(n), outcome, stepMs }) });
   expect(res.status).toBe(201);
 }
-
-beforeAll(async () => {
-  sandbox = await withSandbox({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: 200 } });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await guarded?.close();
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
-});
 
 const NAMES = [
   'list_actions', 'create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action', 'test_data_step',
@@ -95,17 +76,17 @@ describe('tools/list', () => {
 });
 
 describe('each tool reaches its route', () => {
-  it('sets up an attribute end to end with the documented bodies', async () => {
-    const created = data(await call(server, 'create_action', { name: 'Order status', alwaysGet: true, description: 'Status of the latest order' }));
+  it('create_action, update_action, add_data_step, assign_action_to_agents, test_action, test_data_step, list_actions: set up an attribute end to end with the documented bodies', async () => {
+    const created = structured(await call('create_action', { name: 'Order status', alwaysGet: true, description: 'Status of the latest order' }));
     const toolId = created.id as string;
-    data(await call(server, 'update_action', { toolId, inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }] }));
+    structured(await call('update_action', { toolId, inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }] }));
     const url = `${sandbox.url}/__sandbox/mock/orders/\${orderId}`;
-    const step = data(await call(server, 'add_data_step', { toolId, stepNumber: 1, name: 'Get order', url, method: 'GET', headers: { Accept: 'application/json' }, responseMapping: { status: 'status', all: '.' } }));
-    data(await call(server, 'update_action', { toolId, outputSchema: [{ name: 'orderStatus', type: 'string', path: `${step.id}.status`, sendToLlm: true, source: 'apiResponse' }] }));
-    data(await call(server, 'assign_action_to_agents', { toolId, botIds: sandbox.seed.bots.storeAssistant, channels: ['chat'] }));
-    const run = data(await call(server, 'test_action', { toolId, inputs: { orderId: 'NW-1001' } }));
+    const step = structured(await call('add_data_step', { toolId, stepNumber: 1, name: 'Get order', url, method: 'GET', headers: { Accept: 'application/json' }, responseMapping: { status: 'status', all: '.' } }));
+    structured(await call('update_action', { toolId, outputSchema: [{ name: 'orderStatus', type: 'string', path: `${step.id}.status`, sendToLlm: true, source: 'apiResponse' }] }));
+    structured(await call('assign_action_to_agents', { toolId, botIds: sandbox.seed.bots.storeAssistant, channels: ['chat'] }));
+    const run = structured(await call('test_action', { toolId, inputs: { orderId: 'NW-1001' } }));
     expect(run).toMatchObject({ success: true, output: { orderStatus: expect.any(String) } });
-    const one = data(await call(server, 'test_data_step', { id: step.id, inputs: { orderId: '42' } }));
+    const one = structured(await call('test_data_step', { id: step.id, inputs: { orderId: '42' } }));
     expect(one).toMatchObject({ success: true, status: 200, response: { orderId: '42' } });
 
     const requests = apiRequests(sandbox);
@@ -125,27 +106,27 @@ describe('each tool reaches its route', () => {
     expect(requests[5].body).toEqual({ inputs: { orderId: 'NW-1001' } });
     expect(requests[6].body).toEqual({ id: step.id, inputs: { orderId: '42' } });
 
-    const attributes = data(await call(server, 'list_actions', { kind: 'attributes' }));
+    const attributes = structured(await call('list_actions', { kind: 'attributes' }));
     expect(attributes.actions.map((item: { name: string }) => item.name)).toEqual(['Order status', 'Customer tier']);
     expect(attributes.actions[0]).toMatchObject({ kind: 'attribute', fields: ['orderStatus'], botIds: [sandbox.seed.bots.storeAssistant] });
-    const actionsOnly = data(await call(server, 'list_actions', { kind: 'actions' }));
+    const actionsOnly = structured(await call('list_actions', { kind: 'actions' }));
     expect(actionsOnly.actions.every((item: { kind: string }) => item.kind === 'action')).toBe(true);
   });
 
-  it('reads rule versions, a replay and a refine session', async () => {
+  it('list_rule_versions, get_rule_version, get_replay, get_refine_session: read rule versions, a replay and a refine session', async () => {
     const rule = sandbox.seed.rules.whereIsMyOrder;
-    const versions = data(await call(server, 'list_rule_versions', { ruleId: rule }));
+    const versions = structured(await call('list_rule_versions', { ruleId: rule }));
     expect(versions).toMatchObject({ ruleId: rule, activeVersionId: 'v2' });
     expect(versions.versions.map((v: { versionId: string; status: string; active?: boolean }) => [v.versionId, v.status, v.active])).toEqual([
       ['v3', 'DRAFT', false], ['v2', 'PUBLISHED', true], ['v1', 'HISTORICAL', false],
     ]);
-    const one = data(await call(server, 'get_rule_version', { ruleId: rule, versionId: 'v2' }));
+    const one = structured(await call('get_rule_version', { ruleId: rule, versionId: 'v2' }));
     expect(one.versions[0].item.flowConfig).toMatchObject({ type: 'message' });
-    const replay = data(await call(server, 'get_replay', { replayId: sandbox.seed.replay }));
+    const replay = structured(await call('get_replay', { replayId: sandbox.seed.replay }));
     expect(replay).toMatchObject({ parentInteractionId: sandbox.seed.negativeConversation });
-    const session = data(await call(server, 'get_refine_session', { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent }));
+    const session = structured(await call('get_refine_session', { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent }));
     expect(session).toMatchObject({ active: true, status: 'active' });
-    expect(textOf(await call(server, 'get_refine_session', { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent }))).toContain('untrusted-data');
+    expect(textOf(await call('get_refine_session', { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent }))).toContain('untrusted-data');
     expect(apiRequests(sandbox).map((request) => `${request.method} ${request.path}`)).toEqual([
       `GET /v2/hc-rules/${rule}/versions/public`,
       `GET /v2/hc-rules/${rule}/versions/v2/public`,
@@ -159,13 +140,13 @@ describe('each tool reaches its route', () => {
     ]);
   });
 
-  it('attaches cases, starts a run with the default mode, and creates a tag', async () => {
-    const group = data(await call(server, 'add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [sandbox.seed.testCases[2]] }));
+  it('add_cases_to_criteria_group, start_test_set_run, create_tag: attach cases, start a run with the default mode, and create a tag', async () => {
+    const group = structured(await call('add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [sandbox.seed.testCases[2]] }));
     expect(group).toMatchObject({ id: sandbox.seed.criteriaGroup, caseCount: 3 });
-    const run = data(await call(server, 'start_test_set_run', { testSetId: sandbox.seed.testSet }));
+    const run = structured(await call('start_test_set_run', { testSetId: sandbox.seed.testSet }));
     expect(run).toMatchObject({ status: 'running', result: null });
-    data(await call(server, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'simulate', promptVersionId: sandbox.seed.promptVersions.v2 }));
-    const tag = data(await call(server, 'create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'sizing' }));
+    structured(await call('start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'simulate', promptVersionId: sandbox.seed.promptVersions.v2 }));
+    const tag = structured(await call('create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'sizing' }));
     expect(tag).toMatchObject({ tagName: 'sizing', tagGroupId: sandbox.seed.tagGroups.topics });
     const requests = apiRequests(sandbox);
     expect(requests.map((request) => [`${request.method} ${request.path}`, request.body])).toEqual([
@@ -208,7 +189,7 @@ describe('documented rules are refused before sending', () => {
       ['list_actions', { kind: 'functions' }, 'kind: must be one of'],
     ];
     for (const [tool, args, message] of cases) {
-      const result = await call(server, tool, args);
+      const result = await call(tool, args);
       expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result), tool).toContain('nothing was sent');
       expect(textOf(result), tool).toContain(message);
@@ -218,11 +199,11 @@ describe('documented rules are refused before sending', () => {
 });
 
 describe('secrets and templates', () => {
-  it('passes masked values and ${} templates through unchanged and never shows a secret', async () => {
+  it('add_data_step, test_data_step, test_action: pass masked values and ${} templates through unchanged and never show a secret', async () => {
     const toolId = sandbox.seed.tools.orderStatus;
     const url = `${sandbox.url}/__sandbox/mock/orders/\${orderId}?step=\${${sandbox.seed.dataSteps.orderStatusLookup}.status}`;
     const masked = { hide: true, value: '********' };
-    const added = await call(server, 'add_data_step', {
+    const added = await call('add_data_step', {
       toolId,
       stepNumber: 2,
       url,
@@ -235,11 +216,11 @@ describe('secrets and templates', () => {
     expect(sent.body).toEqual({ note: '${orderId} at ${customerTier.tier}' });
     expect(sent.headers.Authorization).toEqual({ hide: true, value: `Bearer ${SECRET_WRAPPED}` });
 
-    const kept = await call(server, 'test_data_step', { id: sandbox.seed.dataSteps.orderStatusLookup, headers: { Authorization: masked, Accept: 'application/json' }, inputs: { orderId: '31' } });
-    expect(data(kept)).toMatchObject({ success: true, response: { authenticated: true } });
+    const kept = await call('test_data_step', { id: sandbox.seed.dataSteps.orderStatusLookup, headers: { Authorization: masked, Accept: 'application/json' }, inputs: { orderId: '31' } });
+    expect(structured(kept)).toMatchObject({ success: true, response: { authenticated: true } });
     expect(apiRequests(sandbox)[1].body).toEqual({ id: sandbox.seed.dataSteps.orderStatusLookup, headers: { Authorization: masked, Accept: 'application/json' }, inputs: { orderId: '31' } });
 
-    const echoed = await call(server, 'test_data_step', {
+    const echoed = await call('test_data_step', {
       url: `${sandbox.url}/__sandbox/mock/echo`, method: 'POST',
       headers: { Authorization: `Bearer ${SECRET_PLAIN}` }, body: { token: { hide: true, value: SECRET_WRAPPED }, copy: `x-${SECRET_PLAIN}` },
     });
@@ -251,16 +232,16 @@ describe('secrets and templates', () => {
     expect(JSON.stringify(added)).not.toContain(SECRET_WRAPPED);
     expect(JSON.stringify(added)).not.toContain(SECRET_PLAIN);
 
-    const run = data(await call(server, 'test_action', { toolId, inputs: { orderId: '31' } }));
+    const run = structured(await call('test_action', { toolId, inputs: { orderId: '31' } }));
     expect(JSON.stringify(run)).not.toContain(MOCK_STORE_TOKEN);
     expect(run.steps[0].request.headers.Authorization).toEqual(masked);
   });
 
-  it('masks a secret the API quotes back in an error message', async () => {
+  it('add_data_step: masks a secret the API quotes back in an error message', async () => {
     sandbox.injectFaults([
       { path: '/v2/api-function-configs/public', status: 400, body: { statusCode: 400, message: [`header X-Api-Key "${SECRET_PLAIN}" is not allowed`], error: 'Bad Request' } },
     ]);
-    const refused = await call(server, 'add_data_step', { toolId: sandbox.seed.tools.orderStatus, url: 'http://127.0.0.1:1/x', headers: { 'X-Api-Key': SECRET_PLAIN } });
+    const refused = await call('add_data_step', { toolId: sandbox.seed.tools.orderStatus, url: 'http://127.0.0.1:1/x', headers: { 'X-Api-Key': SECRET_PLAIN } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('header X-Api-Key "********" is not allowed');
     expect(JSON.stringify(refused)).not.toContain(SECRET_PLAIN);
@@ -269,38 +250,38 @@ describe('secrets and templates', () => {
 
 describe('errors explained', () => {
   it('explains 404s, the business-rule 400 and the unknown tag group 500', async () => {
-    const replay = await call(server, 'get_replay', { replayId: seedId('replay', 'a', 77) });
+    const replay = await call('get_replay', { replayId: seedId('replay', 'a', 77) });
     expect(replay.isError).toBe(true);
     expect(textOf(replay)).toContain('Not found (404)');
     expect(textOf(replay)).toContain('get_refine_session');
-    const otherRule = await call(server, 'get_rule_version', { ruleId: sandbox.seed.rules.whereIsMyOrder, versionId: 'v9' });
+    const otherRule = await call('get_rule_version', { ruleId: sandbox.seed.rules.whereIsMyOrder, versionId: 'v9' });
     expect(textOf(otherRule)).toContain('belongs to another rule (list_rule_versions');
-    const business = await call(server, 'list_rule_versions', { ruleId: sandbox.seed.rules.refundApproval });
+    const business = await call('list_rule_versions', { ruleId: sandbox.seed.rules.refundApproval });
     expect(textOf(business)).toContain('(400): the rule is a business rule');
-    const tag = await call(server, 'create_tag', { tagGroupId: seedId('tagGroup', 'a', 77), tagName: 'x' });
+    const tag = await call('create_tag', { tagGroupId: seedId('tagGroup', 'a', 77), tagName: 'x' });
     expect(textOf(tag)).toContain('probably unknown');
-    const tool = await call(server, 'test_action', { toolId: seedId('tool', 'a', 77) });
+    const tool = await call('test_action', { toolId: seedId('tool', 'a', 77) });
     expect(textOf(tool)).toContain('list_actions');
-    const refine = await call(server, 'get_refine_session', { interactionId: conv(2), eventId: `e0000000-000a-4000-8002-000000000001` });
+    const refine = await call('get_refine_session', { interactionId: conv(2), eventId: `e0000000-000a-4000-8002-000000000001` });
     expect(textOf(refine)).toContain('must be an agent (svcbot) answer');
   });
 
-  it('explains a null refine session in a normal result', async () => {
-    const result = await call(server, 'get_refine_session', { interactionId: conv(3), eventId: botEvent(3) });
+  it('get_refine_session, wait_for_refine_session: explain a null refine session in a normal result', async () => {
+    const result = await call('get_refine_session', { interactionId: conv(3), eventId: botEvent(3) });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ active: false });
     expect(textOf(result)).toContain('No active refine session');
-    const waited = data(await call(server, 'wait_for_refine_session', { interactionId: conv(3), eventId: botEvent(3) }));
+    const waited = structured(await call('wait_for_refine_session', { interactionId: conv(3), eventId: botEvent(3) }));
     expect(waited).toMatchObject({ finished: true, active: false });
   });
 
-  it('classifies records without alwaysGet as unknown under every filter', async () => {
+  it('list_actions: classifies records without alwaysGet as unknown under every filter', async () => {
     const body = [{ id: 'a1', name: 'Legacy', fields: [] }, { id: 'a2', name: 'Attr', alwaysGet: true, fields: [] }];
     sandbox.injectFaults([{ path: '/v2/hc-tools/public', method: 'GET', status: 200, body, times: 2 }]);
-    const attributes = data(await call(server, 'list_actions', { kind: 'attributes' }));
+    const attributes = structured(await call('list_actions', { kind: 'attributes' }));
     expect(attributes.actions.map((item: { id: string; kind: string }) => [item.id, item.kind])).toEqual([['a1', 'unknown'], ['a2', 'attribute']]);
     expect(attributes.note).toContain('without alwaysGet');
-    const actions = data(await call(server, 'list_actions', { kind: 'actions' }));
+    const actions = structured(await call('list_actions', { kind: 'actions' }));
     expect(actions.actions.map((item: { id: string }) => item.id)).toEqual(['a1']);
   });
 });
@@ -312,14 +293,14 @@ describe('wait_for_refine_session', () => {
     const runs = await Promise.all(
       Object.entries(outcomes).map(async ([outcome, n]) => {
         const progress: Array<{ progress: number; message?: string }> = [];
-        const result = (await server.client.callTool({ name: 'wait_for_refine_session', arguments: { interactionId: conv(n), eventId: botEvent(n) } }, undefined, {
+        const result = await call('wait_for_refine_session', { interactionId: conv(n), eventId: botEvent(n) }, {
           onprogress: (update) => progress.push(update),
-        })) as CallToolResult;
+        });
         return { outcome, result, progress };
       }),
     );
     for (const { outcome, result, progress } of runs) {
-      const summary = data(result);
+      const summary = structured(result);
       expect(summary).toMatchObject({ finished: true, status: outcome, iterationNumber: 1 });
       expect(summary.polls).toBeGreaterThanOrEqual(3);
       const messages = progress.map((update) => update.message ?? '');
@@ -354,7 +335,7 @@ describe('wait_for_refine_session', () => {
 
   it('times out saying the last status seen', async () => {
     await startRefine(14, 'ready', 60_000);
-    const result = await call(server, 'wait_for_refine_session', { interactionId: conv(14), eventId: botEvent(14), timeoutSeconds: 1 });
+    const result = await call('wait_for_refine_session', { interactionId: conv(14), eventId: botEvent(14), timeoutSeconds: 1 });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ finished: false, status: 'timed_out', lastStatus: 'queued', iterationNumber: 1 });
     expect(textOf(result)).toContain('last status seen: queued (iteration 1)');
@@ -366,7 +347,7 @@ describe('wait_for_refine_session', () => {
     const polls = () => apiRequests(sandbox).filter((request) => request.path.includes(conv(16))).length;
     const ended = callsEnded(server, 'wait_for_refine_session');
     const controller = new AbortController();
-    const pending = server.client.callTool({ name: 'wait_for_refine_session', arguments: { interactionId: conv(16), eventId: botEvent(16) } }, undefined, { signal: controller.signal });
+    const pending = call('wait_for_refine_session', { interactionId: conv(16), eventId: botEvent(16) }, { signal: controller.signal });
     await waitFor(() => polls() >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -377,14 +358,13 @@ describe('wait_for_refine_session', () => {
 });
 
 describe('confirmation under SVC_CONFIRM=destructive', () => {
-  it('previews outbound tools (execute runs, data step tests) without sending, showing every value but the API key; plain writes go straight through', async () => {
-    guarded = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'destructive' }) });
-    const preview = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute' });
+  it('start_test_set_run, test_data_step, create_tag: previews outbound tools (execute runs, data step tests) without sending, showing every value but the API key; plain writes go straight through', async () => {
+    const preview = await guarded.call('start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute' });
     expect(preview.isError).toBeFalsy();
     expect(textOf(preview)).toContain('nothing was sent');
     expect(textOf(preview)).toContain(`POST /v2/test-sets/${sandbox.seed.testSet}/runs/public`);
     expect(textOf(preview)).toContain('"ruleExecutionMode": "execute"');
-    const secretPreview = await call(guarded, 'test_data_step', {
+    const secretPreview = await guarded.call('test_data_step', {
       url: `${sandbox.url}/__sandbox/mock/echo`, headers: { Authorization: `Bearer ${SECRET_PLAIN}`, 'X-Key': { hide: true, value: SECRET_WRAPPED } },
     });
     expect(textOf(secretPreview)).toContain('nothing was sent');
@@ -394,9 +374,9 @@ describe('confirmation under SVC_CONFIRM=destructive', () => {
     expect(apiRequests(sandbox)).toHaveLength(0);
 
     const { confirmToken } = preview.structuredContent as { confirmToken: string };
-    const sent = await call(guarded, 'start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: confirmToken });
+    const sent = await guarded.call('start_test_set_run', { testSetId: sandbox.seed.testSet, ruleExecutionMode: 'execute', confirm: confirmToken });
     expect(sent.structuredContent).toMatchObject({ status: 'running' });
-    const tag = await call(guarded, 'create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'no-confirm-needed' });
+    const tag = await guarded.call('create_tag', { tagGroupId: sandbox.seed.tagGroups.topics, tagName: 'no-confirm-needed' });
     expect(tag.structuredContent).toMatchObject({ tagName: 'no-confirm-needed' });
     expect(apiRequests(sandbox).map((request) => request.body)).toEqual([{ ruleExecutionMode: 'execute' }, { tagName: 'no-confirm-needed' }]);
     const { tools } = await guarded.client.listTools();
@@ -441,7 +421,7 @@ describe('input properties (fast-check, in process)', () => {
   const tool = (name: string) => ownTools.get(name)!;
   const uuid = fc.uuid();
 
-  it('accepts every list of 0-200 unique UUIDs and sends it unchanged', () => {
+  it('add_cases_to_criteria_group: accepts every list of 0-200 unique UUIDs and sends it unchanged', () => {
     fc.assert(
       fc.property(fc.uniqueArray(uuid, { minLength: 0, maxLength: 200, selector: (id) => id.toLowerCase() }), (caseIds) => {
         const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
@@ -452,7 +432,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('names the index of any duplicate', () => {
+  it('add_cases_to_criteria_group: names the index of any duplicate', () => {
     fc.assert(
       fc.property(fc.uniqueArray(uuid, { minLength: 1, maxLength: 50 }), fc.nat(), fc.nat(), (ids, pick, at) => {
         const duplicate = ids[pick % ids.length];
@@ -468,7 +448,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('refuses any non-UUID entry by index, and more than 200 ids', () => {
+  it('add_cases_to_criteria_group: refuses any non-UUID entry by index, and more than 200 ids', () => {
     fc.assert(
       fc.property(fc.array(uuid, { maxLength: 20 }), fc.string().filter((text) => !/^[0-9a-f-]{36}$/i.test(text)), fc.nat(), (ids, bad, at) => {
         const caseIds = [...ids];
@@ -490,7 +470,7 @@ describe('input properties (fast-check, in process)', () => {
     fc.tuple(uuid, name).map(([step, key]) => `\${${step}.${key}}`),
   );
 
-  it('sends any URL made of literals and ${} templates unchanged', () => {
+  it('add_data_step, test_data_step: send any URL made of literals and ${} templates unchanged', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(literal, template), { minLength: 1, maxLength: 6 }), (parts) => {
         const url = `https://api.example.com/${parts.join('/')}`;
@@ -505,7 +485,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('refuses any URL with a {{placeholder}}', () => {
+  it('add_data_step: refuses any URL with a {{placeholder}}', () => {
     fc.assert(
       fc.property(literal, name, literal, (before, field, after) => {
         const parsed = validateInput(tool('add_data_step'), { toolId: 't', url: `https://api.example.com/${before}{{${field}}}${after}` }, {});
@@ -515,7 +495,7 @@ describe('input properties (fast-check, in process)', () => {
     );
   });
 
-  it('keeps masked values byte for byte in the request body', () => {
+  it('add_data_step: keeps masked values byte for byte in the request body', () => {
     fc.assert(
       // Prototype names (constructor, prototype) are refused as field names everywhere.
       fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,12}$/).filter((name) => !['constructor', 'prototype'].includes(name)), fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() }))), (headers) => {

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
-import { createLogger } from '../../src/log.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { answering, apiRequests, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let admin: Connection;
-let unconfirmed: Connection;
+const sandbox = useSandbox();
+const admin = useConnection(sandbox);
+const unconfirmed = useConnection(sandbox, { env: { SVC_CONFIRM: 'none' } });
 /** Same workspace, another key. */
-let otherKey: Connection;
+const otherKey = useConnection(sandbox, { key: 'readOnly' });
 /** A client with elicitation that declines and keeps each question. */
-let asking: Connection;
 const questions: string[] = [];
+const asking = useConnection(sandbox, { elicit: answering(questions, { action: 'decline' }) });
 
 interface Preview {
   sent: false;
@@ -25,11 +19,6 @@ interface Preview {
   request: string;
   confirmToken: string;
   expiresAt: string;
-}
-
-async function call(connection: Connection | Client, name: string, args: Record<string, unknown> = {}) {
-  const client = connection instanceof Client ? connection : connection.client;
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
 function previewOf(result: CallToolResult): Preview {
@@ -61,35 +50,9 @@ function writes() {
     .map((request) => `${request.method} ${request.path}`);
 }
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  [admin, unconfirmed, otherKey, asking] = await Promise.all([
-    connect({ env: sandboxEnv(sandbox) }),
-    connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) }),
-    connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly) }),
-    connect({
-      env: sandboxEnv(sandbox),
-      elicit: (message) => {
-        questions.push(message);
-        return { action: 'decline' };
-      },
-    }),
-  ]);
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.all([admin?.close(), unconfirmed?.close(), otherKey?.close(), asking?.close()]);
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
-});
-
 describe('confirmation by token (no elicitation)', () => {
   it('confirm: true alone previews and sends nothing', async () => {
-    const result = await call(admin, 'delete_article', { articleId: sandbox.seed.articles.warranty, confirm: true });
+    const result = await admin.call('delete_article', { articleId: sandbox.seed.articles.warranty, confirm: true });
     const preview = previewOf(result);
     expect(preview.message).toContain('"confirm": true alone sends nothing');
     expect(textOf(result)).toContain(`"confirm": "${preview.confirmToken}"`);
@@ -98,42 +61,42 @@ describe('confirmation by token (no elicitation)', () => {
 
   it('sends with the preview\'s token exactly once; the second use is refused as spent, with no new token', async () => {
     const args = { articleId: sandbox.seed.articles.expressDelivery, title: 'Express delivery (next day)' };
-    const first = previewOf(await call(admin, 'update_article', args));
+    const first = previewOf(await admin.call('update_article', args));
     expect(writes()).toEqual([]);
 
-    const sent = await call(admin, 'update_article', { ...args, confirm: first.confirmToken });
+    const sent = await admin.call('update_article', { ...args, confirm: first.confirmToken });
     expect(sent.isError).toBeFalsy();
     expect(sent.structuredContent).toMatchObject({ id: args.articleId, title: args.title });
     expect(textOf(sent).split('\n')[0]).toMatch(new RegExp(`^Article ${args.articleId} updated, now version \\d+\\.$`));
     expect(writes()).toEqual([`PUT /v2/hc-articles/${args.articleId}/public`]);
 
     sandbox.clearRequests();
-    const again = refusalOf(await call(admin, 'update_article', { ...args, confirm: first.confirmToken }), 'spent');
+    const again = refusalOf(await admin.call('update_article', { ...args, confirm: first.confirmToken }), 'spent');
     expect(again.message).toContain('already sent its request');
     expect(writes()).toEqual([]);
   });
 
   it('refuses a token with changed arguments and sends nothing; the token still sends its own request', async () => {
     const articleId = sandbox.seed.articles.orderTracking;
-    const preview = previewOf(await call(admin, 'update_article', { articleId, title: 'Tracking your order' }));
-    const refused = refusalOf(await call(admin, 'update_article', { articleId, title: 'Something else', confirm: preview.confirmToken }), 'mismatch');
+    const preview = previewOf(await admin.call('update_article', { articleId, title: 'Tracking your order' }));
+    const refused = refusalOf(await admin.call('update_article', { articleId, title: 'Something else', confirm: preview.confirmToken }), 'mismatch');
     expect(refused.message).toContain('issued for a different request');
     expect(refused.request).toContain('"title": "Something else"');
     expect(refused.confirmToken).not.toBe(preview.confirmToken);
     expect(writes()).toEqual([]);
     // The same token on another tool with the same path fails the same way.
-    const otherTool = refusalOf(await call(admin, 'delete_article', { articleId, confirm: preview.confirmToken }), 'mismatch');
+    const otherTool = refusalOf(await admin.call('delete_article', { articleId, confirm: preview.confirmToken }), 'mismatch');
     expect(otherTool.message).toContain('issued for a different request');
     expect(writes()).toEqual([]);
     // Only a send spends a token: after the refusals it sends what it was issued for.
-    expect((await call(admin, 'update_article', { articleId, title: 'Tracking your order', confirm: preview.confirmToken })).isError).toBeFalsy();
+    expect((await admin.call('update_article', { articleId, title: 'Tracking your order', confirm: preview.confirmToken })).isError).toBeFalsy();
     expect(writes()).toEqual([`PUT /v2/hc-articles/${articleId}/public`]);
   });
 
   it('refuses a token issued for another API key', async () => {
     const args = { interactionId: 'conv-another-key' };
-    const preview = previewOf(await call(admin, 'delete_conversation', args));
-    const refused = refusalOf(await call(otherKey, 'delete_conversation', { ...args, confirm: preview.confirmToken }), 'mismatch');
+    const preview = previewOf(await admin.call('delete_conversation', args));
+    const refused = refusalOf(await otherKey.call('delete_conversation', { ...args, confirm: preview.confirmToken }), 'mismatch');
     expect(refused.message).toContain('another API key');
     expect(writes()).toEqual([]);
   });
@@ -141,13 +104,13 @@ describe('confirmation by token (no elicitation)', () => {
   it('refuses what is not a token, a string "true" included, as invalid', async () => {
     const args = { interactionId: 'conv-not-a-token' };
     for (const confirm of ['true', 'yes', ' ', 'x.y.z']) {
-      refusalOf(await call(admin, 'delete_conversation', { ...args, confirm }), 'invalid');
+      refusalOf(await admin.call('delete_conversation', { ...args, confirm }), 'invalid');
     }
     expect(writes()).toEqual([]);
   });
 
   it('describes a conversation delete without reading anything: no route shows one conversation', async () => {
-    const result = await call(admin, 'delete_conversation', { interactionId: 'conv-unseen' });
+    const result = await admin.call('delete_conversation', { interactionId: 'conv-unseen' });
     const preview = previewOf(result);
     expect(preview.effect.join('\n')).toContain('permanent');
     expect(preview.effect.join('\n')).toContain('No read route shows one conversation by id');
@@ -158,9 +121,9 @@ describe('confirmation by token (no elicitation)', () => {
 describe('effect previews', () => {
   it('names the live article a publish overwrites, its version, the diff, and warns when the draft is stale', async () => {
     const { articles } = sandbox.seed;
-    const live = (await call(unconfirmed, 'get_articles', { articleIds: [articles.returnsPolicy] })).structuredContent as { articles: Array<{ version: number }> };
+    const live = (await unconfirmed.call('get_articles', { articleIds: [articles.returnsPolicy] })).structuredContent as { articles: Array<{ version: number }> };
     const version = live.articles[0].version;
-    const fresh = await call(admin, 'publish_article_draft', { articleId: articles.returnsPolicyDraft });
+    const fresh = await admin.call('publish_article_draft', { articleId: articles.returnsPolicyDraft });
     const text = textOf(fresh);
     expect(text).toContain(`Overwrites live article`);
     expect(text).toContain('Returns and exchanges policy');
@@ -170,9 +133,9 @@ describe('effect previews', () => {
     expect(text.indexOf('What it does:')).toBeLessThan(text.indexOf(`POST /v2/hc-articles/${articles.returnsPolicyDraft}/publish/public`));
 
     // Someone changes the live article after the draft was made: publishing would overwrite that.
-    expect((await call(unconfirmed, 'update_article', { articleId: articles.returnsPolicy, keywords: ['return', 'refund'] })).isError).toBeFalsy();
+    expect((await unconfirmed.call('update_article', { articleId: articles.returnsPolicy, keywords: ['return', 'refund'] })).isError).toBeFalsy();
     sandbox.clearRequests();
-    const stale = textOf(await call(admin, 'publish_article_draft', { articleId: articles.returnsPolicyDraft }));
+    const stale = textOf(await admin.call('publish_article_draft', { articleId: articles.returnsPolicyDraft }));
     expect(stale).toContain(`STALE: the draft was made from version ${version}, but the live article is now at version ${version + 1}`);
     expect(stale).toContain(`version ${version + 1} -> ${version + 2}`);
     expect(writes()).toEqual([]);
@@ -180,7 +143,7 @@ describe('effect previews', () => {
 
   it('says a delete is permanent and names what it removes and what goes with it', async () => {
     const { articles, folders } = sandbox.seed;
-    const article = previewOf(await call(admin, 'delete_article', { articleId: articles.returnsPolicy })).effect.join('\n');
+    const article = previewOf(await admin.call('delete_article', { articleId: articles.returnsPolicy })).effect.join('\n');
     expect(article).toContain('Deletes live article');
     expect(article).toContain('Returns and exchanges policy');
     expect(article).toContain('permanent');
@@ -190,7 +153,7 @@ describe('effect previews', () => {
     expect(article).toContain(`Drafts made from it stay:`);
     expect(article).toContain(articles.returnsPolicyDraft);
 
-    const folder = previewOf(await call(admin, 'delete_folder', { folderId: folders.accountReturns })).effect.join('\n');
+    const folder = previewOf(await admin.call('delete_folder', { folderId: folders.accountReturns })).effect.join('\n');
     expect(folder).toContain('Deletes folder');
     expect(folder).toContain('Account & Returns');
     expect(folder).toContain('permanent');
@@ -201,10 +164,10 @@ describe('effect previews', () => {
 
   it('names both sides of a move and of an assignment', async () => {
     const { articles, folders, bots } = sandbox.seed;
-    const move = previewOf(await call(admin, 'move_article', { articleId: articles.warranty, parentFolderId: folders.international })).effect.join('\n');
+    const move = previewOf(await admin.call('move_article', { articleId: articles.warranty, parentFolderId: folders.international })).effect.join('\n');
     expect(move).toMatch(/Moves article .*warranty.* from folder .*Account & Returns.* to folder .*International Shipping/s);
     expect(move).toMatch(/Agents answering from it: .* \(unchanged\)\./);
-    const assign = previewOf(await call(admin, 'assign_folders_to_agent', { botId: bots.storeAssistant, folderIds: [folders.international, folders.accountReturns] })).effect.join('\n');
+    const assign = previewOf(await admin.call('assign_folders_to_agent', { botId: bots.storeAssistant, folderIds: [folders.international, folders.accountReturns] })).effect.join('\n');
     expect(assign).toContain(bots.storeAssistant);
     expect(assign).toContain('International Shipping');
     expect(writes()).toEqual([]);
@@ -213,16 +176,16 @@ describe('effect previews', () => {
   it('still offers the write when the target cannot be read, and says what could not be read', async () => {
     sandbox.injectFaults([{ path: '/v2/hc-articles/ids/public', status: 500 }]);
     const articleId = sandbox.seed.articles.passwordReset;
-    const preview = previewOf(await call(admin, 'update_article', { articleId, active: true }));
+    const preview = previewOf(await admin.call('update_article', { articleId, active: true }));
     expect(preview.effect.join('\n')).toContain('Could not read the article(s) (HTTP 500)');
-    const sent = await call(admin, 'update_article', { articleId, active: true, confirm: preview.confirmToken });
+    const sent = await admin.call('update_article', { articleId, active: true, confirm: preview.confirmToken });
     expect(sent.isError).toBeFalsy();
     expect(writes()).toEqual([`PUT /v2/hc-articles/${articleId}/public`]);
   });
 
   it('asks through elicitation with the effect above the exact request', async () => {
     const articleId = sandbox.seed.articles.holidayCutoffs;
-    const declined = await call(asking, 'delete_article', { articleId });
+    const declined = await asking.call('delete_article', { articleId });
     expect(textOf(declined)).toContain('nothing was sent');
     expect(declined.structuredContent).not.toHaveProperty('confirmToken');
     expect(questions).toHaveLength(1);
@@ -235,7 +198,7 @@ describe('effect previews', () => {
 
 describe('write results', () => {
   it('open with the new id and the next step', async () => {
-    const result = await call(unconfirmed, 'create_article_draft', { articleId: sandbox.seed.articles.shippingTimes });
+    const result = await unconfirmed.call('create_article_draft', { articleId: sandbox.seed.articles.shippingTimes });
     const draftId = (result.structuredContent as { id: string }).id;
     expect(textOf(result).split('\n')[0]).toBe(
       `Draft ${draftId} created from article ${sandbox.seed.articles.shippingTimes} (version ${(result.structuredContent as { originalArticleVersion: number }).originalArticleVersion}); next: compare_article_draft, then publish_article_draft.`,
@@ -244,41 +207,26 @@ describe('write results', () => {
 });
 
 describe('token expiry (clock injected)', () => {
-  let runtime: Runtime;
-  let client: Client;
   let now = Date.now();
-
-  beforeAll(async () => {
-    const config = loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin });
-    runtime = await createRuntime(config, createLogger('silent'));
-    const server = createMcpServer({ ...runtime, apiKey: sandbox.keys.admin, now: () => now });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    client = new Client({ name: 'expiry-test', version: '1.0.0' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await runtime?.close();
-  });
+  const client = useConnection(sandbox, { engine: { now: () => now } });
 
   it('refuses a token past its expiry with a fresh preview, accepts one just before it, and refuses it once spent', async () => {
     const args = { interactionId: 'conv-expiry' };
-    const old = previewOf(await call(client, 'delete_conversation', args));
+    const old = previewOf(await client.call('delete_conversation', args));
     expect(Date.parse(old.expiresAt) - now).toBe(10 * 60_000);
     now += 10 * 60_000 + 1;
-    const expired = refusalOf(await call(client, 'delete_conversation', { ...args, confirm: old.confirmToken }), 'expired');
+    const expired = refusalOf(await client.call('delete_conversation', { ...args, confirm: old.confirmToken }), 'expired');
     expect(expired.message).toContain(`expired at ${old.expiresAt}`);
     expect(writes()).toEqual([]);
 
-    const current = previewOf(await call(client, 'delete_conversation', args));
+    const current = previewOf(await client.call('delete_conversation', args));
     now += 10 * 60_000 - 1;
-    const sent = await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken });
+    const sent = await client.call('delete_conversation', { ...args, confirm: current.confirmToken });
     expect(sent.structuredContent).toMatchObject({ success: true });
     expect(writes()).toEqual(['DELETE /v2/hc-interactions/conv-expiry/public']);
 
     // A spent token brings no new one, with the clock standing still or not.
-    refusalOf(await call(client, 'delete_conversation', { ...args, confirm: current.confirmToken }), 'spent');
+    refusalOf(await client.call('delete_conversation', { ...args, confirm: current.confirmToken }), 'spent');
     expect(writes()).toHaveLength(1);
   });
 });

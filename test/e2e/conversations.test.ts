@@ -1,32 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor } from '../support/harness.js';
+import { useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
 const results: string[] = [];
-
-async function call(connection: Connection, name: string, args: Record<string, unknown> = {}) {
-  const result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-  results.push(JSON.stringify(result));
-  return result;
-}
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
-});
+const remember = (result: CallToolResult) => void results.push(JSON.stringify(result));
+const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' }, onResult: remember });
 
 describe('conversations and agents', () => {
   it('lists the conversations and agents tools with all four hints', async () => {
@@ -43,10 +22,10 @@ describe('conversations and agents', () => {
     expect(byName.get('list_conversations')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
-  it('calls each route with the key as a bearer token and nowhere else', async () => {
-    const agents = await call(server, 'list_agents');
+  it('list_agents, list_conversations: call each route with the key as a bearer token and nowhere else', async () => {
+    const agents = await call('list_agents');
     expect(agents.isError).toBeFalsy();
-    const conversations = await call(server, 'list_conversations', { limit: 5 });
+    const conversations = await call('list_conversations', { limit: 5 });
     expect(conversations.isError).toBeFalsy();
     const requests = apiRequests(sandbox);
     expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v2/bots/public', 'GET /v2/hc-interactions/public']);
@@ -58,9 +37,9 @@ describe('conversations and agents', () => {
     expect(requests[1].query).toMatchObject({ limit: '5' });
   });
 
-  it('returns compact conversations by default and every field with view full', async () => {
-    const compact = await call(server, 'list_conversations', { since: '30d', limit: 3 });
-    const full = await call(server, 'list_conversations', { since: '30d', limit: 3, view: 'full' });
+  it('list_conversations: returns compact conversations by default and every field with view full', async () => {
+    const compact = await call('list_conversations', { since: '30d', limit: 3 });
+    const full = await call('list_conversations', { since: '30d', limit: 3, view: 'full' });
     const compactItem = (compact.structuredContent as { interactions: Record<string, unknown>[] }).interactions[0];
     const fullItem = (full.structuredContent as { interactions: Record<string, unknown>[] }).interactions[0];
     expect(compactItem.id).toBe(fullItem.id);
@@ -90,7 +69,7 @@ describe('conversations and agents', () => {
       ['export_conversations', { since: '10d', until: '20d' }, 'since: must be earlier than until'],
     ];
     for (const [tool, args, message] of cases) {
-      const result = await call(server, tool, args);
+      const result = await call(tool, args);
       expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result)).toContain('nothing was sent');
       expect(textOf(result)).toContain(message);
@@ -98,13 +77,13 @@ describe('conversations and agents', () => {
     expect(apiRequests(sandbox)).toHaveLength(0);
   });
 
-  it('counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
+  it('list_conversations: counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
     const padded = Array.from({ length: 60 }, () => 'a').join(' ');
     expect(padded).toHaveLength(119);
     for (const field of ['question', 'answer']) {
-      const result = await call(server, 'list_conversations', { [field]: padded });
+      const result = await call('list_conversations', { [field]: padded });
       expect(result.isError, textOf(result)).toBeFalsy();
-      const tooLong = await call(server, 'list_conversations', { [field]: `${'b '.repeat(100)}b` });
+      const tooLong = await call('list_conversations', { [field]: `${'b '.repeat(100)}b` });
       expect(textOf(tooLong)).toContain(`${field}: must be at most 100 characters, not counting blanks`);
     }
     expect(apiRequests(sandbox).map((request) => [request.status, request.query.question ?? request.query.answer])).toEqual([
@@ -113,28 +92,28 @@ describe('conversations and agents', () => {
     ]);
   });
 
-  it('retries a read after a 429 and succeeds', async () => {
+  it('list_agents: retries a read after a 429 and succeeds', async () => {
     sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
-    const result = await call(server, 'list_agents');
+    const result = await call('list_agents');
     expect(result.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((request) => request.status)).toEqual([429, 200]);
     expect(server.logs.some((line) => line.startsWith('list_agents: GET /v2/bots/public answered 429; retry 1 of 4'))).toBe(true);
   });
 
-  it('reports a write that got a 500 and sends it only once', async () => {
-    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
+  it('generate_answer: reports a write that got a 500 and sends it only once', async () => {
+    const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
     sandbox.clearRequests();
     sandbox.injectFaults([{ path: '/v2/hc-interactions/events/public', status: 500, times: 5 }]);
-    const result = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'Where is my order?' });
+    const result = await call('generate_answer', { botId: agents.agents[0].id, content: 'Where is my order?' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('The API failed internally (500)');
     expect(textOf(result)).toContain('sent only once');
     expect(apiRequests(sandbox).filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
-  it('answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
-    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
-    const answer = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'How long does shipping take?' });
+  it('generate_answer, give_feedback: answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
+    const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
+    const answer = await call('generate_answer', { botId: agents.agents[0].id, content: 'How long does shipping take?' });
     expect(answer.isError).toBeFalsy();
     const events = (answer.structuredContent as { events: Array<Record<string, unknown>> }).events;
     const reply = events.find((event) => event.role === 'svcbot')!;
@@ -142,33 +121,33 @@ describe('conversations and agents', () => {
     expect((reply.usedArticles as unknown[]).length).toBeGreaterThan(0);
     expect(textOf(answer)).toContain('untrusted-data');
 
-    const feedback = await call(server, 'give_feedback', { interactionId: reply.interactionId, eventId: reply.id, approved: false });
+    const feedback = await call('give_feedback', { interactionId: reply.interactionId, eventId: reply.id, approved: false });
     expect(feedback.isError).toBeFalsy();
     expect(feedback.structuredContent).toMatchObject({ success: true });
     const post = apiRequests(sandbox).find((request) => request.path.endsWith('/feedback/public'))!;
     expect(post.body).toEqual({ eventId: reply.id, approved: false });
   });
 
-  it('explains a 406 from the feedback route', async () => {
-    const result = await call(server, 'give_feedback', { interactionId: 'no-such-conversation', eventId: 'no-such-event', approved: true });
+  it('give_feedback: explains a 406 from the feedback route', async () => {
+    const result = await call('give_feedback', { interactionId: 'no-such-conversation', eventId: 'no-such-event', approved: true });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('(406)');
     expect(textOf(result)).toContain('list_conversations');
   });
 
-  it('parses object arguments sent as JSON strings', async () => {
-    const agents = (await call(server, 'list_agents')).structuredContent as { agents: Array<{ id: string }> };
-    const result = await call(server, 'generate_answer', { botId: agents.agents[0].id, content: 'hello', role: 'agent', metadata: '{"channel":"email"}' });
+  it('generate_answer: parses object arguments sent as JSON strings', async () => {
+    const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
+    const result = await call('generate_answer', { botId: agents.agents[0].id, content: 'hello', role: 'agent', metadata: '{"channel":"email"}' });
     expect(result.isError).toBeFalsy();
     const post = apiRequests(sandbox).find((request) => request.method === 'POST')!;
     expect(post.body).toMatchObject({ metadata: { channel: 'email' } });
   });
 
-  it('exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
+  it('export_conversations: exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'export_conversations', arguments: { since: '200d', maxConversations: 1000 } }, undefined, {
+    const result = await call('export_conversations', { since: '200d', maxConversations: 1000 }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     expect(result.isError).toBeFalsy();
     const summary = result.structuredContent as { windows: number; count: number; complete: boolean };
     expect(summary.windows).toBe(3);
@@ -178,18 +157,18 @@ describe('conversations and agents', () => {
     const windows = apiRequests(sandbox).filter((request) => request.path === '/v2/hc-interactions/public').map((request) => Number(request.query.until) - Number(request.query.since));
     expect(Math.max(...windows)).toBeLessThanOrEqual(90 * 86_400_000);
 
-    const capped = (await call(server, 'export_conversations', { since: '200d', maxConversations: 4 })).structuredContent as { count: number; complete: boolean };
+    const capped = (await call('export_conversations', { since: '200d', maxConversations: 4 })).structuredContent as { count: number; complete: boolean };
     expect(capped).toMatchObject({ count: 4, complete: false });
   });
 
-  it('runs an export as an MCP task when the client asks for one', async () => {
+  it('export_conversations: runs an export as an MCP task when the client asks for one', async () => {
     const { kinds, result: final } = await callAsTask(server.client, 'export_conversations', { since: '100d', maxConversations: 20 });
     expect(kinds[0]).toBe('taskCreated');
     expect(final?.isError).toBeFalsy();
     expect(final?.structuredContent).toMatchObject({ windows: 2, complete: false, count: 20 });
   });
 
-  it('stops an export task on tasks/cancel and sends nothing more', async () => {
+  it('export_conversations: stops an export task on tasks/cancel and sends nothing more', async () => {
     sandbox.injectFaults([{ path: '/v2/hc-interactions/public', delayMs: 100, times: 20 }]);
     const ended = callsEnded(server, 'export_conversations');
     const created = await server.client.request(
@@ -220,13 +199,13 @@ describe('conversations and agents', () => {
 
 describe('authentication failures', () => {
   it('explains 401 (invalid or revoked) and 403 (scope or workspace)', async () => {
-    const revoked = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked) });
-    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly, { SVC_CONFIRM: 'none' }) });
+    const revoked = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked), onResult: remember });
+    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly, { SVC_CONFIRM: 'none' }), onResult: remember });
     try {
-      const unauthorized = await call(revoked, 'list_agents');
+      const unauthorized = await revoked.call('list_agents');
       expect(unauthorized.isError).toBe(true);
       expect(textOf(unauthorized)).toContain('invalid or revoked');
-      const forbidden = await call(readOnly, 'delete_conversation', { interactionId: 'anything' });
+      const forbidden = await readOnly.call('delete_conversation', { interactionId: 'anything' });
       expect(forbidden.isError).toBe(true);
       expect(textOf(forbidden)).toMatch(/lacks the "write" scope.*another workspace/);
       expect(apiRequests(sandbox).filter((request) => request.method === 'GET' && request.status === 401)).toHaveLength(1);
@@ -237,17 +216,17 @@ describe('authentication failures', () => {
   });
 });
 
-describe('confirmation', () => {
+describe('delete_conversation: confirmation', () => {
   it('previews a delete, sends it once with the preview\'s confirmToken', async () => {
-    const client = await connect({ env: sandboxEnv(sandbox) });
+    const client = await connect({ env: sandboxEnv(sandbox), onResult: remember });
     try {
-      const preview = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete' });
+      const preview = await client.call('delete_conversation', { interactionId: 'conv-to-delete' });
       expect(preview.isError).toBeFalsy();
       expect(textOf(preview)).toContain('nothing was sent');
       expect(textOf(preview)).toContain('DELETE /v2/hc-interactions/conv-to-delete/public');
       expect(apiRequests(sandbox)).toHaveLength(0);
       const { confirmToken } = preview.structuredContent as { confirmToken: string };
-      const sent = await call(client, 'delete_conversation', { interactionId: 'conv-to-delete', confirm: confirmToken });
+      const sent = await client.call('delete_conversation', { interactionId: 'conv-to-delete', confirm: confirmToken });
       expect(sent.structuredContent).toMatchObject({ success: true });
       expect(apiRequests(sandbox).filter((request) => request.method === 'DELETE')).toHaveLength(1);
     } finally {
@@ -265,17 +244,18 @@ describe('confirmation', () => {
     const messages: string[] = [];
     const client = await connect({
       env: sandboxEnv(sandbox),
+      onResult: remember,
       elicit: (message) => {
         messages.push(message);
         return answers.shift()!;
       },
     });
     try {
-      const yes = await call(client, 'delete_conversation', { interactionId: 'c-yes' });
+      const yes = await client.call('delete_conversation', { interactionId: 'c-yes' });
       expect(yes.structuredContent).toMatchObject({ success: true });
       expect(messages[0]).toContain('DELETE /v2/hc-interactions/c-yes/public');
       for (const id of ['c-no', 'c-decline', 'c-cancel']) {
-        const refused = await call(client, 'delete_conversation', { interactionId: id, confirm: true });
+        const refused = await client.call('delete_conversation', { interactionId: id, confirm: true });
         expect(textOf(refused)).toContain('nothing was sent');
       }
       expect(apiRequests(sandbox).map((request) => request.path)).toEqual(['/v2/hc-interactions/c-yes/public']);
@@ -292,7 +272,7 @@ describe('read-only mode', () => {
       const { tools } = await client.client.listTools();
       expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
       expect(tools.map((tool) => tool.name)).toContain('list_conversations');
-      await expect(client.client.callTool({ name: 'delete_conversation', arguments: { interactionId: 'x', confirm: true } })).rejects.toThrow(/Unknown tool/);
+      await expect(client.call('delete_conversation', { interactionId: 'x', confirm: true })).rejects.toThrow(/Unknown tool/);
       const prompts = (await client.client.listPrompts()).prompts.map((prompt) => prompt.name);
       expect(prompts).toContain('triage_negative_answers');
       expect(prompts).not.toContain('import_knowledge_from_urls');

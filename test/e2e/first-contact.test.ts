@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { apiRequests, connect, sandboxEnv, textOf, type Connection } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 
 /** A server that is not the workspace API: it answers every request with one fixed response, and counts them. */
@@ -30,22 +31,14 @@ async function serverAt(baseUrl: string, extra: Record<string, string> = {}): Pr
   return connection;
 }
 
-async function call(connection: Connection, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; text: string }> {
-  const result = await connection.client.callTool({ name, arguments: args });
-  return { isError: Boolean(result.isError), text: textOf(result) };
-}
+/** What the model reads of a call: whether it failed, and its text. */
+const seen = (result: CallToolResult) => ({ isError: Boolean(result.isError), text: textOf(result) });
 
 /** How many times the server tried the upstream for failed requests, from its own log. */
 const attemptsLogged = (connection: Connection) => connection.stderr().split('\n').filter((line) => line.includes('"msg":"upstream request failed')).length;
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await withSandbox();
-});
-afterAll(async () => {
-  await Promise.all(open.map((connection) => connection.close()));
-  await sandbox.close();
-});
+const sandbox = useSandbox();
+afterAll(() => Promise.all(open.map((connection) => connection.close())));
 
 describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('sends nothing at start: connecting and listing tools reach no server', async () => {
@@ -62,7 +55,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('names SVC_BASE_URL and its value when nothing listens there, after one quick retry at most', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const connection = await serverAt(url);
-    const { isError, text } = await call(connection, 'list_agents');
+    const { isError, text } = seen(await connection.call('list_agents'));
     expect(isError).toBe(true);
     expect(text).toContain(`SVC_BASE_URL=${url}`);
     expect(text).toContain('connection was refused');
@@ -71,7 +64,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
 
   it('names SVC_BASE_URL and its value at once when its name does not resolve, without asking the network', async () => {
     const connection = await serverAt('https://api.svc-mcp-test.invalid');
-    const { isError, text } = await call(connection, 'list_agents');
+    const { isError, text } = seen(await connection.call('list_agents'));
     expect(isError).toBe(true);
     expect(text).toContain('SVC_BASE_URL=https://api.svc-mcp-test.invalid');
     expect(text).toContain('does not resolve');
@@ -83,7 +76,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
     try {
       const url = upstream.url.replace('http:', 'https:');
       const connection = await serverAt(url);
-      const { isError, text } = await call(connection, 'list_agents');
+      const { isError, text } = seen(await connection.call('list_agents'));
       expect(isError).toBe(true);
       expect(text).toContain(`SVC_BASE_URL=${url}`);
       expect(text).toMatch(/TLS handshake failed.*http:\/\/ rather than https:\/\//);
@@ -99,7 +92,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
     try {
       const connection = await serverAt(upstream.url);
       for (const [tool, args] of [['list_agents', {}], ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }]] as const) {
-        const { isError, text } = await call(connection, tool, args);
+        const { isError, text } = seen(await connection.call(tool, args));
         expect(isError).toBe(true);
         expect(text).toContain('SVC_BASE_URL is probably wrong');
         expect(text).not.toMatch(/^Not found/);
@@ -112,7 +105,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('says a redirect is not followed and SVC_BASE_URL should name where it points', async () => {
     const upstream = await impostor(301, '', 'text/html');
     try {
-      const { isError, text } = await call(await serverAt(upstream.url), 'list_agents');
+      const { isError, text } = seen(await (await serverAt(upstream.url)).call('list_agents'));
       expect(isError).toBe(true);
       expect(text).toMatch(/redirect \(HTTP 301\).*set SVC_BASE_URL/);
       expect(upstream.requests).toHaveLength(1);
@@ -124,7 +117,7 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('names SVC_API_KEY when the API refuses the configured key', async () => {
     const connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked) });
     open.push(connection);
-    const { isError, text } = await call(connection, 'list_agents');
+    const { isError, text } = seen(await connection.call('list_agents'));
     expect(isError).toBe(true);
     expect(text).toContain('SVC_API_KEY');
   });
@@ -136,7 +129,7 @@ describe('odd upstream answers (design 10.6)', () => {
       const upstream = await impostor(200, body, 'text/html');
       try {
         const connection = await serverAt(upstream.url);
-        const { isError, text } = await call(connection, 'list_agents');
+        const { isError, text } = seen(await connection.call('list_agents'));
         expect(isError).toBe(true);
         expect(text).toContain('GET /v2/bots/public answered HTTP 200');
         expect(text).toContain('SVC_BASE_URL probably points at something other than the workspace API');
@@ -151,7 +144,7 @@ describe('odd upstream answers (design 10.6)', () => {
     const upstream = await impostor(201, '<html>created</html>', 'text/html');
     try {
       const connection = await serverAt(upstream.url);
-      const { isError, text } = await call(connection, 'create_folder', { name: 'Once' });
+      const { isError, text } = seen(await connection.call('create_folder', { name: 'Once' }));
       expect(isError).toBe(true);
       expect(text).toMatch(/^Sent; the API answered HTTP 201, so the request was applied\./);
       expect(text).toContain('POST /v2/');
@@ -167,7 +160,7 @@ describe('odd upstream answers (design 10.6)', () => {
     open.push(connection);
     sandbox.clearRequests();
     sandbox.injectFaults([{ method: 'POST', path: '/v2/hc-folders/public', status: 429 }]);
-    const { isError, text } = await call(connection, 'create_folder', { name: 'Limited' });
+    const { isError, text } = seen(await connection.call('create_folder', { name: 'Limited' }));
     expect(isError).toBe(true);
     expect(text).toMatch(/^Not sent: the API refused the write as rate limited \(429\), so nothing changed/);
     expect(text).toContain('80 requests per 60 s (SVC_RATE_LIMIT)');

@@ -2,24 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { useSandbox } from '../support/fixture.js';
 
+const sandbox = useSandbox();
 /** A hosted server without a key of its own, as teams run it: every client must bring its key. */
-let sandbox: Sandbox;
 let server: HttpServerHandle;
 let base: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
   const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', sandbox.url], {});
   server = await startHttpServer(await createRuntime(config, createLogger('silent')));
   base = server.url.replace(/\/mcp$/, '');
 });
-afterAll(async () => {
-  await server.shutdown('test over');
-  await sandbox.close();
-});
+afterAll(() => server.shutdown('test over'));
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 

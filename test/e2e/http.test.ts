@@ -1,12 +1,12 @@
 import net from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, callAsTask, textOf, withSandbox } from '../support/harness.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { answering, apiRequests, callAsTask, textOf } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 /** Stateful, no key of its own: every client brings its key. */
 let multiTenant: HttpServerProcess;
 /** Stateless, with SVC_API_KEY: keyless clients are served with it. */
@@ -36,12 +36,7 @@ async function connect(server: HttpServerProcess, options: Parameters<typeof con
   return connection;
 }
 
-async function call(connection: HttpConnection, name: string, args: Record<string, unknown> = {}) {
-  return (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
 beforeAll(async () => {
-  sandbox = await withSandbox();
   [multiTenant, stateless] = await Promise.all([
     startHttpServerProcess({ env: { SVC_BASE_URL: sandbox.url } }),
     startHttpServerProcess({ env: { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin }, args: ['--stateless'] }),
@@ -51,12 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(open.map((connection) => connection.close().catch(() => undefined)));
   await Promise.all([multiTenant?.stop(), stateless?.stop()]);
-  await sandbox?.close();
-});
-
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
 });
 
 describe('Streamable HTTP transport', () => {
@@ -65,7 +54,7 @@ describe('Streamable HTTP transport', () => {
     const readOnly = await connect(multiTenant, { key: sandbox.keys.readOnly });
     // Interleaved and concurrent; the limit tells the two clients' requests apart upstream.
     const calls = Array.from({ length: 40 }, (_, index) =>
-      index % 2 === 0 ? call(admin, 'list_conversations', { limit: 7 }) : call(readOnly, 'list_conversations', { limit: 9 }),
+      index % 2 === 0 ? admin.call('list_conversations', { limit: 7 }) : readOnly.call('list_conversations', { limit: 9 }),
     );
     const results = await Promise.all(calls);
     expect(results.filter((result) => result.isError)).toEqual([]);
@@ -133,29 +122,23 @@ describe('Streamable HTTP transport', () => {
     const keyless = await connect(stateless);
     // The server's key was checked when the client connected; the call's request follows.
     sandbox.clearRequests();
-    const result = await call(keyless, 'list_agents');
+    const result = await keyless.call('list_agents');
     expect(result.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((entry) => entry.keyName)).toEqual(['admin']);
     // A client bringing its own key still uses its own.
     const own = await connect(stateless, { key: sandbox.keys.readOnly });
     sandbox.clearRequests();
-    expect((await call(own, 'list_agents')).isError).toBeFalsy();
+    expect((await own.call('list_agents')).isError).toBeFalsy();
     expect(apiRequests(sandbox).map((entry) => entry.keyName)).toEqual(['readOnly']);
   });
 
   it('asks for confirmation through elicitation over a stateful session', async () => {
     const messages: string[] = [];
-    const admin = await connect(multiTenant, {
-      key: sandbox.keys.admin,
-      elicit: (message) => {
-        messages.push(message);
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
-    const list = await call(admin, 'list_conversations', { limit: 1 });
+    const admin = await connect(multiTenant, { key: sandbox.keys.admin, elicit: answering(messages, { action: 'accept', content: { confirm: true } }) });
+    const list = await admin.call('list_conversations', { limit: 1 });
     const id = (list.structuredContent as { interactions: Array<{ id: string }> }).interactions[0].id;
     sandbox.clearRequests();
-    const deleted = await call(admin, 'delete_conversation', { interactionId: id });
+    const deleted = await admin.call('delete_conversation', { interactionId: id });
     expect(deleted.isError).toBeFalsy();
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain(`DELETE /v2/hc-interactions/${id}/public`);
@@ -169,14 +152,14 @@ describe('Streamable HTTP transport', () => {
       logs.push(String(notification.params.data));
     });
     const progress: number[] = [];
-    const exported = (await admin.client.callTool({ name: 'export_conversations', arguments: { since: '100d', maxConversations: 20 } }, undefined, {
+    const exported = await admin.call('export_conversations', { since: '100d', maxConversations: 20 }, {
       onprogress: (update) => progress.push(update.progress),
-    })) as CallToolResult;
+    });
     expect(exported.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThan(0);
 
     sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
-    expect((await call(admin, 'list_agents')).isError).toBeFalsy();
+    expect((await admin.call('list_agents')).isError).toBeFalsy();
     expect(logs.some((line) => line.startsWith('list_agents:') && line.includes('429'))).toBe(true);
 
     const { kinds, result: final } = await callAsTask(admin.client, 'export_conversations', { since: '100d', maxConversations: 20 });
@@ -187,22 +170,17 @@ describe('Streamable HTTP transport', () => {
 
   it('falls back to a preview and its confirmToken in stateless mode', async () => {
     const asked: string[] = [];
-    const client = await connect(stateless, {
-      elicit: (message) => {
-        asked.push(message);
-        return { action: 'accept', content: { confirm: true } };
-      },
-    });
-    const list = await call(client, 'list_conversations', { limit: 1 });
+    const client = await connect(stateless, { elicit: answering(asked, { action: 'accept', content: { confirm: true } }) });
+    const list = await client.call('list_conversations', { limit: 1 });
     const id = (list.structuredContent as { interactions: Array<{ id: string }> }).interactions[0].id;
     sandbox.clearRequests();
-    const preview = await call(client, 'delete_conversation', { interactionId: id });
+    const preview = await client.call('delete_conversation', { interactionId: id });
     expect(preview.isError).toBeFalsy();
     expect(preview.structuredContent).toMatchObject({ sent: false });
     const { confirmToken } = preview.structuredContent as { confirmToken: string };
     expect(textOf(preview)).toContain(`"confirm": "${confirmToken}"`);
     expect(apiRequests(sandbox)).toHaveLength(0);
-    const confirmed = await call(client, 'delete_conversation', { interactionId: id, confirm: confirmToken });
+    const confirmed = await client.call('delete_conversation', { interactionId: id, confirm: confirmToken });
     expect(confirmed.isError).toBeFalsy();
     expect(apiRequests(sandbox).map((entry) => `${entry.method} ${entry.path}`)).toEqual([`DELETE /v2/hc-interactions/${id}/public`]);
     expect(asked).toEqual([]);
@@ -250,7 +228,7 @@ describe('Streamable HTTP transport', () => {
       const client = await connectHttp(server.url, { key: sandbox.keys.admin });
       sandbox.clearRequests();
       sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 800 }]);
-      const pending = call(client, 'list_agents');
+      const pending = client.call('list_agents');
       // The request has reached the upstream (recorded on arrival), so the call is in flight.
       while (!apiRequests(sandbox).some((entry) => entry.path === '/v2/bots/public')) await new Promise((resolve) => setTimeout(resolve, 10));
       const signalled = Date.now();

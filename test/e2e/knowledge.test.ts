@@ -1,35 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PASS_THROUGH } from '../../tools/lib/inputs.js';
-import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-let server: Connection;
 const FAST = { pendingMs: 400, inProgressMs: 600 };
-
-async function call(name: string, args: Record<string, unknown> = {}, connection = server) {
-  return (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function structured<T = Record<string, any>>(result: CallToolResult): T {
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as T;
-}
-
-beforeAll(async () => {
-  sandbox = await withSandbox({ jobTimings: FAST });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
+const { sandbox, server, call } = useServer({ sandbox: { jobTimings: FAST }, env: { SVC_CONFIRM: 'none' } });
 
 beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
   sandbox.state.jobTimings = { ...FAST };
 });
 
@@ -44,7 +21,7 @@ const READS = ['list_provider_resources', 'get_source', 'wait_for_sources', 'get
 const DOCUMENTED_RESULTS = ['list_provider_resources', 'register_provider_resources', 'ingest_sources', 'get_source', 'list_articles', 'get_articles', 'publish_article_draft'];
 const IDEMPOTENT_WRITES = ['register_provider_resources', 'crawl_links', 'update_article', 'move_article', 'delete_article', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'];
 
-describe('knowledge tools', () => {
+describe('sources, knowledge, articles and folders tools', () => {
   it('lists all 25 tools with correct hints, output schemas and task support', async () => {
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -161,9 +138,9 @@ describe('knowledge tools', () => {
     const id = queued.jobs[0].documentId;
     sandbox.clearRequests();
     const progress: Array<{ progress: number; total?: number; message?: string }> = [];
-    const result = (await server.client.callTool({ name: 'wait_for_sources', arguments: { sourceIds: [id] } }, undefined, {
+    const result = await call('wait_for_sources', { sourceIds: [id] }, {
       onprogress: (update) => progress.push(update),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     expect(data).toMatchObject({ status: 'finished', finished: 1, total: 1 });
     expect(data.sources[0]).toMatchObject({ sourceId: id, status: 'COMPLETED', success: true, paragraphs: 3 });
@@ -183,9 +160,9 @@ describe('knowledge tools', () => {
     const good = 'https://northwind-outfitters.example/help/boot-care';
     const bad = 'https://northwind-outfitters.example/private/wholesale-prices';
     const progress: string[] = [];
-    const result = (await server.client.callTool({ name: 'ingest_sources', arguments: { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 } }, undefined, {
+    const result = await call('ingest_sources', { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 }, {
       onprogress: (update) => progress.push(update.message ?? ''),
-    })) as CallToolResult;
+    });
     const data = structured(result);
     const post = apiRequests(sandbox).find((request) => request.method === 'POST')!;
     expect(post.body).toEqual({ source: 'web', documentIdsToAdd: [good, bad] });
@@ -202,7 +179,7 @@ describe('knowledge tools', () => {
     expect(gets.length).toBeLessThanOrEqual((progress.length + 1) * 2);
   });
 
-  it('a timed-out wait says which sources are still pending', async () => {
+  it('wait_for_sources: a timed-out wait says which sources are still pending', async () => {
     sandbox.state.jobTimings = { pendingMs: 60_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/slow-page'] }));
     const id = queued.jobs[0].documentId;
@@ -216,7 +193,7 @@ describe('knowledge tools', () => {
     expect(polled(id)).toBeGreaterThanOrEqual(2);
   });
 
-  it('says to report a job PENDING for more than 15 minutes to support', async () => {
+  it('wait_for_sources: says to report a job PENDING for more than 15 minutes to support', async () => {
     sandbox.state.jobTimings = { pendingMs: 3_600_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/stuck-page'] }));
     const id = queued.jobs[0].documentId;
@@ -230,14 +207,14 @@ describe('knowledge tools', () => {
     expect(data.notes.join(' ')).toMatch(/PENDING for 20 minutes.*reported to support/);
   });
 
-  it('stops polling when the client cancels the call', async () => {
+  it('wait_for_sources: stops polling when the client cancels the call', async () => {
     sandbox.state.jobTimings = { pendingMs: 60_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/cancel-me'] }));
     const id = queued.jobs[0].documentId;
     sandbox.clearRequests();
     const ended = callsEnded(server, 'wait_for_sources');
     const controller = new AbortController();
-    const pending = server.client.callTool({ name: 'wait_for_sources', arguments: { sourceIds: [id], timeoutSeconds: 60 } }, undefined, { signal: controller.signal });
+    const pending = call('wait_for_sources', { sourceIds: [id], timeoutSeconds: 60 }, { signal: controller.signal });
     await waitFor(() => apiRequests(sandbox).length >= 1, 'the first poll');
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -255,7 +232,7 @@ describe('knowledge tools', () => {
     expect(final?.structuredContent).toMatchObject({ status: 'finished', sources: [{ sourceId: id, status: 'COMPLETED' }] });
   });
 
-  it('explains a 404 with the tool that lists the ids', async () => {
+  it('get_source, update_folder, publish_article_draft: explain a 404 with the tool that lists the ids', async () => {
     const source = await call('get_source', { sourceId: 'd0000000-000a-4000-8000-000000000404' });
     expect(source.isError).toBe(true);
     expect(textOf(source)).toContain('Not found (404)');
@@ -269,7 +246,7 @@ describe('knowledge tools', () => {
     expect(waited.sources[0]).toMatchObject({ status: 'NOT_FOUND' });
   });
 
-  it('reads articles with untrusted bodies marked, and shows a compact list by default', async () => {
+  it('get_articles, list_articles: read articles with untrusted bodies marked, and show a compact list by default', async () => {
     const list = structured(await call('list_articles'));
     expect(list.articles.length).toBeGreaterThan(3);
     expect(list.articles[0]).not.toHaveProperty('mainKnowledge');
@@ -308,14 +285,14 @@ describe('knowledge tools', () => {
 });
 
 describe('confirmation of knowledge writes', () => {
-  it('sends the POST reads without confirmation and previews a delete', async () => {
+  it('get_articles, get_knowledge_jobs_status, delete_folder: send the POST reads without confirmation and preview a delete', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {
-      const read = await call('get_articles', { articleIds: [sandbox.seed.articles.warranty] }, client);
+      const read = await client.call('get_articles', { articleIds: [sandbox.seed.articles.warranty] });
       expect(structured(read).articles).toHaveLength(1);
-      const status = await call('get_knowledge_jobs_status', { jobIds: ['job_x'] }, client);
+      const status = await client.call('get_knowledge_jobs_status', { jobIds: ['job_x'] });
       expect(structured(status)).toMatchObject({ notFound: ['job_x'] });
-      const preview = await call('delete_folder', { folderId: sandbox.seed.folders.shipping }, client);
+      const preview = await client.call('delete_folder', { folderId: sandbox.seed.folders.shipping });
       expect(textOf(preview)).toContain('nothing was sent');
       expect(textOf(preview)).toContain(`DELETE /v2/hc-folders/${sandbox.seed.folders.shipping}/public`);
       // The delete's preview reads the folder tree, agents and articles (GETs) to describe the effect; it sends no DELETE.

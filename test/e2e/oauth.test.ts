@@ -1,19 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
 import { apiRequests } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
-import { allowOnPage, connectWithTokens, hiddenFields, openPage, postForm, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { allowOnPage, connectWithTokens, hiddenFields, openPage, postForm, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
 
 /**
  * SVC_AUTH=oauth end to end, in process: the SDK client's own OAuth support registers, the test plays the
@@ -25,7 +24,7 @@ const logs: string[] = [];
 /** Every credential this file saw: none may be found in the state folder or the logs. */
 const secretsSeen = new Set<string>();
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let server: HttpServerHandle;
 let publicUrl: string;
 let mcpUrl: string;
@@ -41,7 +40,6 @@ async function start(options: { publicUrl: string; secret?: string; port?: numbe
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
   for (const key of Object.values(sandbox.keys)) secretsSeen.add(key);
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
@@ -51,11 +49,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([server, ...others].map((handle) => handle?.shutdown('test over')));
-  await sandbox?.close();
   rmSync(stateDir, { recursive: true, force: true });
 });
-
-beforeEach(() => sandbox.clearRequests());
 
 /** Registration and the page, by the SDK's `auth()`; what a client holds before its token request. */
 async function authorizationCode(key = sandbox.keys.admin, options: { readOnly?: boolean } = {}) {
@@ -100,7 +95,7 @@ describe('OAuth sign-in with the SDK client', () => {
     // The workspace's own read-only key, so the upstream record tells it apart from any key of the server.
     const signed = await signIn(mcpUrl, sandbox.keys.readOnly);
     remember(signed.oauth.saved as unknown as Record<string, unknown>);
-    const result = (await signed.client.callTool({ name: 'list_agents', arguments: {} })) as CallToolResult;
+    const result = await signed.call('list_agents');
     expect(result.isError).toBeFalsy();
     const requests = apiRequests(sandbox);
     // One key check on the page, one call.
@@ -331,7 +326,7 @@ describe('grants', () => {
     expect(reads.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     expect(reads.length).toBe(all.length - writes.length);
     sandbox.clearRequests();
-    await expect(readOnly.client.callTool({ name: writes[0].name, arguments: {} })).rejects.toThrow(/read-only mode/);
+    await expect(readOnly.call(writes[0].name)).rejects.toThrow(/read-only mode/);
     expect(apiRequests(sandbox)).toEqual([]);
     // A read-only token cannot ride a session opened with read and write access.
     const hijack = await fetch(mcpUrl, {
@@ -352,7 +347,7 @@ describe('grants', () => {
     others.push(restarted, wrongSecret);
     sandbox.clearRequests();
     const again = await connectWithTokens(restarted.url, signed.oauth);
-    await again.client.callTool({ name: 'list_agents', arguments: {} });
+    await again.call('list_agents');
     expect(apiRequests(sandbox).map((request) => request.keyName)).toEqual(['admin']);
     await again.close();
     expect((await initializeWith(signed.oauth.saved!.access_token, wrongSecret.url)).status).toBe(401);
@@ -361,15 +356,7 @@ describe('grants', () => {
   it('keep no secret in plain text: not in the state folder, not in a log line', () => {
     expect(secretsSeen.size).toBeGreaterThan(20);
     const forms = [...secretsSeen].flatMap((secret) => [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url'), Buffer.from(secret).toString('hex')]);
-    const files: string[] = [];
-    const visit = (folder: string) => {
-      for (const name of readdirSync(folder)) {
-        const file = path.join(folder, name);
-        if (statSync(file).isDirectory()) visit(file);
-        else files.push(file);
-      }
-    };
-    visit(stateDir);
+    const files = stateFiles(stateDir);
     expect(files.length).toBeGreaterThan(20);
     const stored = files.map((file) => readFileSync(file, 'utf8')).join('\n');
     expect(stored).toContain('sealedKey');

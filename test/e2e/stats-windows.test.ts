@@ -4,12 +4,11 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { newConversation } from '../../src/sandbox/state.js';
 import { splitWindow } from '../../tools/lib/scan.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests } from '../support/harness.js';
+import { structured, useServer } from '../support/fixture.js';
 
 /*
  * Design 10.7: a window of any length is cut into slices the API accepts, and no conversation is
@@ -51,25 +50,11 @@ describe('splitWindow', () => {
   });
 });
 
-let sandbox: Sandbox;
-let server: Connection;
-
-beforeAll(async () => {
-  // Budgets out of the way: this file counts requests, it does not wait for them.
-  sandbox = await withSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
-  server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_RATE_LIMIT: '1000000/60s', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-windows-')) }) });
+// Budgets out of the way: this file counts requests, it does not wait for them.
+const { sandbox, call } = useServer({
+  sandbox: { rateLimit: { limit: 1_000_000, windowMs: 60_000 } },
+  env: { SVC_RATE_LIMIT: '1000000/60s', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-windows-')) },
 });
-
-afterAll(async () => {
-  await server?.close();
-  await sandbox?.close();
-});
-
-async function call(name: string, args: Record<string, unknown>) {
-  const result = (await server.client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as Record<string, any>;
-}
 
 const listPages = () =>
   apiRequests(sandbox)
@@ -87,7 +72,7 @@ describe('conversation_stats and export_conversations over windows of any length
         for (const id of ws.conversations.keys()) if (!seeded.has(id)) ws.conversations.delete(id);
         const since = until - length;
         sandbox.clearRequests();
-        await call('conversation_stats', { since, until });
+        structured(await call('conversation_stats', { since, until }));
         // The slices, as the API saw them: each one's edges, and the instants just outside, get a conversation.
         const slices = [...new Map(listPages().map((page) => [`${page.since}-${page.until}`, page])).values()];
         expect(slices.every((page) => page.status === 200)).toBe(true);
@@ -102,7 +87,7 @@ describe('conversation_stats and export_conversations over windows of any length
 
         const inWindow = [...ws.conversations.values()].filter((conversation) => conversation.touchedByService && conversation.createdAt >= since && conversation.createdAt <= until);
         sandbox.clearRequests();
-        const stats = await call('conversation_stats', { since, until });
+        const stats = structured(await call('conversation_stats', { since, until }));
         expect(stats.count).toBe(inWindow.length);
         expect(Object.fromEntries(stats.groups.agent.map((group: { id: string; conversations: number }) => [group.id, group.conversations]))).toEqual(
           Object.fromEntries(agents.map((botId) => [botId, inWindow.filter((conversation) => conversation.botId === botId).length]).filter(([, count]) => count)),
@@ -120,7 +105,7 @@ describe('conversation_stats and export_conversations over windows of any length
         expect(stats.requests).toBe(floor);
 
         sandbox.clearRequests();
-        const exported = await call('export_conversations', { since, until, maxConversations: 100_000, outputFile: `${randomUUID()}.ndjson` });
+        const exported = structured(await call('export_conversations', { since, until, maxConversations: 100_000, outputFile: `${randomUUID()}.ndjson` }));
         const ids = (await readFile(exported.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line).id as string);
         expect(ids.length).toBe(new Set(ids).size);
         expect(ids.sort()).toEqual(inWindow.map((conversation) => conversation.id).sort());

@@ -1,49 +1,40 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig } from '../../src/config.js';
 import { toolListing } from '../../src/engine/listing.js';
 import { catalog } from '../../tools/index.js';
 import { BUDGETS, costOf } from '../support/context-cost.js';
-import { apiRequests, callAsTask, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, callAsTask, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 
 const CORE_TOOLS = catalog.flatMap((group) => group.tools).filter((tool) => tool.core).map((tool) => tool.name);
 const EVERY_TOOL = catalog.flatMap((group) => group.tools);
 
-let sandbox: Sandbox;
-/** The core surface for a client without elicitation, one with it, and one in read-only mode. */
-let core: Connection;
-let eliciting: Connection;
-let readOnly: Connection;
-let listed: Tool[];
 /** What the eliciting client answers next, and the messages it was shown. */
 let answer: { action: 'accept' | 'decline'; content?: { confirm: boolean } } = { action: 'accept', content: { confirm: true } };
 const asked: string[] = [];
 
-const call = async (connection: Connection, name: string, args: Record<string, unknown> = {}) =>
-  (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
+const sandbox = useSandbox();
+/** The core surface for a client without elicitation, one with it, and one in read-only mode. */
+const core = useConnection(sandbox, { env: { SVC_TOOLSETS: 'core' } });
+const eliciting = useConnection(sandbox, {
+  env: { SVC_TOOLSETS: 'core' },
+  elicit: (message) => {
+    asked.push(message);
+    return answer;
+  },
+});
+const readOnly = useConnection(sandbox, { env: { SVC_TOOLSETS: 'core', SVC_READ_ONLY: 'true' } });
+let listed: Tool[];
 
 /** What reached the API: method, path, query and body of each request, in order. */
 const sent = () => apiRequests(sandbox).map((request) => ({ method: request.method, path: request.path, query: request.query, body: request.body }));
 
 beforeAll(async () => {
-  sandbox = await withSandbox();
-  const env = (extra: Record<string, string> = {}) => ({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_TOOLSETS: 'core', ...extra }) });
-  const elicit = (message: string) => {
-    asked.push(message);
-    return answer;
-  };
-  [core, eliciting, readOnly] = await Promise.all([connect(env()), connect({ ...env(), elicit }), connect(env({ SVC_READ_ONLY: 'true' }))]);
   listed = (await core.client.listTools()).tools;
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([core, eliciting, readOnly].map((connection) => connection?.close()));
-  await sandbox?.close();
 });
 
 beforeEach(() => {
-  sandbox.clearRequests();
   asked.length = 0;
   answer = { action: 'accept', content: { confirm: true } };
 });
@@ -76,7 +67,7 @@ describe('core surface', () => {
 
   it('reaches every catalog tool through find_tools, with its input schema', async () => {
     for (const tool of EVERY_TOOL) {
-      const result = await call(core, 'find_tools', { query: tool.title, group: tool.group });
+      const result = await core.call('find_tools', { query: tool.title, group: tool.group });
       const found = (result.structuredContent?.tools ?? []) as Array<{ name: string; inputSchema: unknown }>;
       expect(found.map((entry) => entry.name), tool.name).toContain(tool.name);
       expect(found.find((entry) => entry.name === tool.name)?.inputSchema).toMatchObject({ type: 'object' });
@@ -86,23 +77,23 @@ describe('core surface', () => {
   it('runs a read through call_tool exactly as the listed tool, and accepts a direct call of an unlisted one', async () => {
     const logged = () => core.stderr().split('\n').filter((line) => line.includes('"tool":"list_agents"')).length;
     const before = logged();
-    const viaGateway = await call(core, 'call_tool', { name: 'list_agents', arguments: {} });
+    const viaGateway = await core.call('call_tool', { name: 'list_agents', arguments: {} });
     const viaGatewaySent = sent();
     sandbox.clearRequests();
-    const direct = await call(core, 'list_agents');
+    const direct = await core.call('list_agents');
     expect(sameNonce(viaGateway)).toEqual(sameNonce(direct));
     expect(viaGatewaySent).toEqual(sent());
     await expect.poll(() => logged() - before).toBe(2);
 
     sandbox.clearRequests();
-    const folders = await call(core, 'list_folders');
+    const folders = await core.call('list_folders');
     expect(folders.isError).toBeFalsy();
     expect(sent().map((request) => request.path)).toEqual(['/v2/hc-folders/public']);
   });
 
   it('gives the same validation errors and sends nothing', async () => {
-    const viaGateway = await call(core, 'call_tool', { name: 'list_conversations', arguments: { limit: 0, bot_id: 'x' } });
-    const direct = await call(core, 'list_conversations', { limit: 0, bot_id: 'x' });
+    const viaGateway = await core.call('call_tool', { name: 'list_conversations', arguments: { limit: 0, bot_id: 'x' } });
+    const direct = await core.call('list_conversations', { limit: 0, bot_id: 'x' });
     expect(viaGateway.isError).toBe(true);
     expect(textOf(viaGateway)).toBe(textOf(direct));
     expect(sent()).toEqual([]);
@@ -110,8 +101,8 @@ describe('core surface', () => {
 
   it('previews a write without elicitation through either path, sending nothing', async () => {
     const args = { name: 'Onboarding' };
-    const viaGateway = await call(core, 'call_tool', { name: 'create_folder', arguments: args });
-    const direct = await call(core, 'create_folder', args);
+    const viaGateway = await core.call('call_tool', { name: 'create_folder', arguments: args });
+    const direct = await core.call('create_folder', args);
     expect(textOf(viaGateway)).toContain('nothing was sent');
     const { confirmToken: _viaToken, expiresAt: _viaExpiry, ...viaPreview } = viaGateway.structuredContent ?? {};
     const { confirmToken: _directToken, expiresAt: _directExpiry, ...directPreview } = direct.structuredContent ?? {};
@@ -120,10 +111,10 @@ describe('core surface', () => {
   });
 
   it('asks for confirmation through elicitation and sends the same request either way', async () => {
-    const viaGateway = await call(eliciting, 'call_tool', { name: 'create_folder', arguments: { name: 'Gateway folder' } });
+    const viaGateway = await eliciting.call('call_tool', { name: 'create_folder', arguments: { name: 'Gateway folder' } });
     const viaGatewaySent = sent();
     sandbox.clearRequests();
-    const direct = await call(eliciting, 'create_folder', { name: 'Gateway folder' });
+    const direct = await eliciting.call('create_folder', { name: 'Gateway folder' });
     expect(viaGateway.isError).toBeFalsy();
     expect(direct.isError).toBeFalsy();
     expect(asked).toHaveLength(2);
@@ -134,18 +125,18 @@ describe('core surface', () => {
 
   it('refuses a destructive tool in read-only mode through either path with the same words', async () => {
     const args = { articleId: sandbox.seed.articles.warranty };
-    const viaGateway = await call(readOnly, 'call_tool', { name: 'delete_article', arguments: args });
+    const viaGateway = await readOnly.call('call_tool', { name: 'delete_article', arguments: args });
     expect(viaGateway.isError).toBe(true);
     expect(textOf(viaGateway)).toContain('read-only');
-    await expect(readOnly.client.callTool({ name: 'delete_article', arguments: args })).rejects.toThrow(textOf(viaGateway));
-    const found = await call(readOnly, 'find_tools', { query: 'delete an article' });
+    await expect(readOnly.call('delete_article', args)).rejects.toThrow(textOf(viaGateway));
+    const found = await readOnly.call('find_tools', { query: 'delete an article' });
     expect((found.structuredContent?.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain('delete_article');
     expect(sent()).toEqual([]);
   });
 
   it('declines a destructive tool through call_tool when the user says no, sending nothing', async () => {
     answer = { action: 'decline' };
-    const result = await call(eliciting, 'call_tool', { name: 'delete_article', arguments: { articleId: sandbox.seed.articles.warranty } });
+    const result = await eliciting.call('call_tool', { name: 'delete_article', arguments: { articleId: sandbox.seed.articles.warranty } });
     expect(textOf(result)).toContain('nothing was sent');
     // The preview read what the delete would remove; the delete itself never left.
     expect(sent().filter((request) => request.method === 'DELETE')).toEqual([]);
@@ -160,8 +151,8 @@ describe('core surface', () => {
   });
 
   it('answers an unknown name or malformed call_tool input as a tool error', async () => {
-    expect(textOf(await call(core, 'call_tool', { name: 'no_such_tool' }))).toContain('Unknown tool no_such_tool');
-    const malformed = await call(core, 'call_tool', { arguments: {} });
+    expect(textOf(await core.call('call_tool', { name: 'no_such_tool' }))).toContain('Unknown tool no_such_tool');
+    const malformed = await core.call('call_tool', { arguments: {} });
     expect(malformed.isError).toBe(true);
     expect(textOf(malformed)).toContain('name');
   });

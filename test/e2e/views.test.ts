@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
 import { MAX_VIEW_BYTES } from '../../src/views/build.js';
-import { textOf, withSandbox } from '../support/harness.js';
-import { connectViewClient, type ViewClient } from '../views/client.js';
+import { textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
+import { connectViewClient, SHOWS_VIEWS } from '../views/client.js';
 
-let sandbox: Sandbox;
-let withViews: ViewClient;
-let withoutViews: ViewClient;
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  [withViews, withoutViews] = await Promise.all([connectViewClient(sandbox), connectViewClient(sandbox, {}, false)]);
-});
-
-afterAll(async () => {
-  await Promise.all([withViews?.close(), withoutViews?.close()]);
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
+const withViews = useConnection(sandbox, { capabilities: SHOWS_VIEWS });
+const withoutViews = useConnection(sandbox);
 
 /** What the model reads of a listing: names, descriptions and input schemas. */
 const modelVisible = (tools: Tool[]) => tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { apiRequests } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { startFleet, connectThroughProxy, type Fleet, type ProxyClient } from './fleet.js';
 import { queueSource, resultText, startWaitTask } from './support.js';
 
@@ -15,10 +15,10 @@ const BUDGET = { limit: 20, windowMs: 2000 };
 /** How long a task lives without its node's heartbeat. */
 const TASK_TTL_MS = 2000;
 
-let sandbox: Sandbox;
-let fleet: Fleet;
 /** The sandbox's clock runs ahead by this much: ingestion jobs finish when a test moves it. */
 let clockAhead = 0;
+const sandbox = useSandbox({ now: () => Date.now() + clockAhead, jobTimings: { pendingMs: 60_000, inProgressMs: 60_000 } });
+let fleet: Fleet;
 const clients: ProxyClient[] = [];
 
 async function client(): Promise<ProxyClient> {
@@ -61,7 +61,6 @@ async function queueJob(): Promise<string> {
 const upstreamPolls = (sourceId: string) => apiRequests(sandbox).filter((entry) => entry.method === 'GET' && entry.path.includes(sourceId));
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => Date.now() + clockAhead, jobTimings: { pendingMs: 60_000, inProgressMs: 60_000 } });
   fleet = await startFleet(sandbox, {
     nodes: 3,
     env: {
@@ -76,7 +75,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((connected) => connected.close().catch(() => undefined)));
   await fleet?.stop();
-  await sandbox?.close();
 });
 
 describe('a fleet of three stateless nodes behind HAProxy', () => {

@@ -1,20 +1,12 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer } from '../../src/transports/http.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
+const sandbox = useSandbox();
 
 /** Starts an HTTP node with these flags and returns what it logged at start. */
 async function startupLog(flags: string[]): Promise<string> {

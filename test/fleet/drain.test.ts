@@ -1,25 +1,17 @@
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
 import { connectHttp, type HttpConnection } from '../support/http-harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { queueSource, resultText, startWaitTask } from './support.js';
 
-let sandbox: Sandbox;
 let clock = Date.now();
+const sandbox = useSandbox({ now: () => clock, jobTimings: { pendingMs: 10_000, inProgressMs: 10_000 } });
 let handle: HttpServerHandle | undefined;
 let connection: HttpConnection | undefined;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => clock, jobTimings: { pendingMs: 10_000, inProgressMs: 10_000 } });
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 afterEach(async () => {
   await connection?.close().catch(() => undefined);

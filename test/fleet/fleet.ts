@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { caller, type Connection } from '../support/harness.js';
 import { freePort } from '../support/network.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
@@ -64,7 +64,7 @@ export interface Served {
 export interface ProxyClient {
   client: Client;
   served: Served[];
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  call: Connection['call'];
   close(): Promise<void>;
 }
 
@@ -89,7 +89,7 @@ export async function connectThroughProxy(url: string, key: string): Promise<Pro
   return {
     client,
     served,
-    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    call: caller(client),
     close: () => client.close(),
   };
 }

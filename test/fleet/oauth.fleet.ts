@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { apiRequests } from '../support/harness.js';
 import { freePort } from '../support/network.js';
 import { postForm, signIn } from '../support/oauth.js';
+import { useSandbox } from '../support/fixture.js';
 import { startFleet, type Fleet } from './fleet.js';
 
 /**
@@ -13,12 +12,11 @@ import { startFleet, type Fleet } from './fleet.js';
  * honoured, rotated and revoked on every other: registrations, grants and tokens live in Redis.
  */
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let fleet: Fleet;
 let publicUrl: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
   const proxyPort = await freePort();
   publicUrl = `http://127.0.0.1:${proxyPort}`;
   fleet = await startFleet(sandbox, {
@@ -30,7 +28,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fleet?.stop();
-  await sandbox?.close();
 });
 
 /** What a node answers an initialize with this bearer, asked directly rather than through the proxy. */
@@ -49,7 +46,7 @@ describe('OAuth across a fleet', () => {
     const signed = await signIn(fleet.proxy.url, sandbox.keys.readOnly);
     sandbox.clearRequests();
     for (let call = 0; call < 3; call++) {
-      const result = (await signed.client.callTool({ name: 'list_agents', arguments: {} })) as CallToolResult;
+      const result = await signed.call('list_agents');
       expect(result.isError).toBeFalsy();
     }
     expect(apiRequests(sandbox).map((request) => request.keyName)).toEqual(['readOnly', 'readOnly', 'readOnly']);

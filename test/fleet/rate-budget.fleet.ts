@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connectProcess, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { apiRequests, connectProcess, sandboxEnv } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 
 /**
  * The rate budget against a strict upstream on real time, in a process of its own. It runs in the
@@ -9,18 +8,7 @@ import { apiRequests, connectProcess, sandboxEnv, withSandbox, type Connection }
  * busy with other test files can delay the sandbox's clock by more than that. The limiter's
  * window rules are covered on a virtual clock in test/unit/limiter.test.ts.
  */
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
-
-const call = (connection: Connection, name: string, args: Record<string, unknown> = {}) =>
-  connection.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const sandbox = useSandbox();
 
 describe('rate budget', () => {
   // A process of its own, as in use: in this process the sandbox shares an event loop with the
@@ -33,7 +21,7 @@ describe('rate budget', () => {
       await client.client.listTools();
       sandbox.clearRequests();
       const started = Date.now();
-      const calls = await Promise.all(Array.from({ length: 30 }, () => call(client, 'list_agents')));
+      const calls = await Promise.all(Array.from({ length: 30 }, () => client.call('list_agents')));
       const elapsed = Date.now() - started;
       expect(calls.every((result) => !result.isError)).toBe(true);
       const requests = apiRequests(sandbox);

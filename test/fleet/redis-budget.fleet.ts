@@ -1,23 +1,14 @@
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connectProcess, sandboxEnv, waitFor, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, connectProcess, sandboxEnv, waitFor, type Connection } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let redis: RedisServer | undefined;
 let connections: Connection[] = [];
 let httpServer: HttpServerProcess | undefined;
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-});
-
-afterAll(async () => {
-  await sandbox?.close();
-});
 
 afterEach(async () => {
   await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
@@ -27,8 +18,6 @@ afterEach(async () => {
   await redis?.stop();
   redis = undefined;
 });
-
-const listAgents = (connection: Connection) => connection.client.callTool({ name: 'list_agents', arguments: {} }) as Promise<CallToolResult>;
 
 // Spawned processes, since sharing across processes is the subject. Half-second windows keep it
 // quick; the limiter's margin (200 ms + 1 %) is the same at any window length.
@@ -41,7 +30,7 @@ describe.runIf(runRedisTests())('one rate budget across processes through Redis'
     // Let the upstream window left by startup (nothing was sent) be empty for certain.
     sandbox.clearRequests();
     const started = Date.now();
-    const results = await Promise.all(connections.flatMap((connection) => Array.from({ length: 10 }, () => listAgents(connection))));
+    const results = await Promise.all(connections.flatMap((connection) => Array.from({ length: 10 }, () => connection.call('list_agents'))));
     const elapsed = Date.now() - started;
     const upstream = apiRequests(sandbox);
     expect(upstream.filter((entry) => entry.status === 429)).toHaveLength(0);
@@ -74,7 +63,7 @@ describe.runIf(runRedisTests())('one rate budget across processes through Redis'
 
     sandbox.clearRequests();
     const started = Date.now();
-    const results = await Promise.all(Array.from({ length: 10 }, () => listAgents(stdio)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => stdio.call('list_agents')));
     const elapsed = Date.now() - started;
     expect(results.filter((result) => result.isError)).toHaveLength(0);
     const upstream = apiRequests(sandbox);

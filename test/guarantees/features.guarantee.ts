@@ -1,14 +1,13 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
-import { shippedEntry } from '../support/built.js';
+import { VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { useStarted } from '../support/fixture.js';
 import { connectProcess, textOf } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { ROOT, TEST_STATE_DIR } from '../support/paths.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
-import { startOtlpCollector, type OtlpCollector } from './otlp-collector.js';
-import { call, eventually, startStandaloneSandbox, type StandaloneSandbox } from './support.js';
+import { SHOWS_VIEWS } from '../views/client.js';
+import { startOtlpCollector } from './otlp-collector.js';
+import { call, eventually, startStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.8: the shipped binary is the tested one. dist/svc-mcp.js starts with each optional
@@ -32,11 +31,7 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
   });
 
   describe('the standalone sandbox (svc-mcp sandbox)', () => {
-    let sandbox: StandaloneSandbox;
-    beforeAll(async () => {
-      sandbox = await startStandaloneSandbox();
-    });
-    afterAll(async () => sandbox?.stop());
+    const sandbox = useStarted(startStandaloneSandbox, (started) => started.stop());
 
     it('prints its URL, one line per key and a line to paste, answers /__sandbox/info, and serves a server pointed at it', async () => {
       expect(Object.keys(sandbox.keys)).toEqual(expect.arrayContaining(['admin', 'readOnly', 'otherWorkspace', 'revoked']));
@@ -50,11 +45,7 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
   });
 
   describe('OpenTelemetry, exporting OTLP/HTTP JSON to a local collector', () => {
-    let collector: OtlpCollector;
-    beforeAll(async () => {
-      collector = await startOtlpCollector();
-    });
-    afterAll(async () => collector?.close());
+    const collector = useStarted(startOtlpCollector, (started) => started.close());
 
     it('sends a tools/call span with its upstream span under it, and the mcp.server.operation.duration metric', async () => {
       const server = await connectProcess({
@@ -124,19 +115,11 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
   });
 
   describe('views (MCP Apps)', () => {
+    const host = useStarted(() => connectProcess({ args: ['--sandbox'], capabilities: SHOWS_VIEWS }), (started) => started.close());
     let client: Client;
-    beforeAll(async () => {
-      client = new Client({ name: 'svc-mcp-guarantee-host', version: '1.0.0' }, { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } as never });
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [shippedEntry(), '--sandbox'],
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', SVC_STATE_DIR: TEST_STATE_DIR },
-        stderr: 'ignore',
-      });
-      await client.connect(transport);
+    beforeAll(() => {
+      client = host.client;
     });
-    afterAll(async () => client?.close());
 
     it('names a ui:// view on conversation_stats, serves it with resources/read, and the tool answers', async () => {
       const { tools } = await client.listTools();

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SEED } from '../../src/sandbox/index.js';
-import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
-import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
+import { useStarted } from '../support/fixture.js';
+import { connectProcess, textOf } from '../support/harness.js';
+import { connectHttp, startHttpServerProcess } from '../support/http-harness.js';
 import { keyFormArbitrary, keyForms, keyLeaks, type KeyForm } from '../support/key-forms.js';
-import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.2 against dist/: the key never comes back, in any form the server can compute from it,
@@ -16,34 +17,20 @@ import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } fro
  */
 
 const RANDOM_FORMS = 40;
-let sandbox: StandaloneSandbox;
-let key: string;
+const sandbox = useStandaloneSandbox();
+const logs = { SVC_LOG_LEVEL: 'trace' };
 /** SVC_CONFIRM=none, JSON logs at trace level. */
-let direct: ProcessConnection;
+const direct = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_CONFIRM: 'none', SVC_LOG_FORMAT: 'json' }) }), (server) => server.close());
 /** Previews and tokens, pretty logs at trace level. */
-let confirming: ProcessConnection;
-let httpServer: HttpServerProcess;
-let http: HttpConnection;
+const confirming = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_LOG_FORMAT: 'pretty' }) }), (server) => server.close());
+// Over HTTP the client brings the key; the server has none of its own.
+const httpServer = useStarted(() => startHttpServerProcess({ env: { ...upstreamEnv(sandbox, logs), SVC_API_KEY: '' } }), (server) => server.stop());
+const http = useStarted(() => connectHttp(httpServer.url, { key: sandbox.keys.admin }), (client) => client.close().catch(() => undefined));
+let key: string;
 let article = 0;
 
-beforeAll(async () => {
-  sandbox = await startStandaloneSandbox();
-  await sandbox.setRateLimit(1_000_000, 60_000);
+beforeAll(() => {
   key = sandbox.keys.admin;
-  const logs = { SVC_LOG_LEVEL: 'trace' };
-  [direct, confirming, httpServer] = await Promise.all([
-    connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_CONFIRM: 'none', SVC_LOG_FORMAT: 'json' }) }),
-    connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_LOG_FORMAT: 'pretty' }) }),
-    // Over HTTP the client brings the key; the server has none of its own.
-    startHttpServerProcess({ env: { ...upstreamEnv(sandbox, logs), SVC_API_KEY: '' } }),
-  ]);
-  http = await connectHttp(httpServer.url, { key });
-});
-
-afterAll(async () => {
-  await Promise.all([direct?.close(), confirming?.close(), http?.close().catch(() => undefined)]);
-  await httpServer?.stop();
-  await sandbox?.stop();
 });
 
 function expectNoLeak(where: string, value: unknown, form: KeyForm): void {

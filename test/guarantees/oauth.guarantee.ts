@@ -5,13 +5,12 @@
  * the simulated workspace's keys to type on the page; its logs are JSON lines (SVC_LOG_FORMAT=json).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitForHealth } from '../support/network.js';
-import { hiddenFields, openPage, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { hiddenFields, openPage, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
 import { ROOT } from '../support/paths.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 
@@ -62,10 +61,10 @@ describe('the shipped binary with --sandbox --auth oauth', () => {
   it('signs the SDK client in, and its calls carry the key typed on the page, not the server\'s own', async () => {
     const signed = await signIn(`${base}/mcp`, keys.readOnly);
     tokens.push(signed.oauth.saved!.access_token, signed.oauth.saved!.refresh_token!);
-    const read = (await signed.client.callTool({ name: 'list_agents', arguments: {} })) as CallToolResult;
+    const read = await signed.call('list_agents');
     expect(read.isError).toBeFalsy();
     // The workspace's read-only key may not write: the sandbox's 403 shows which key went upstream.
-    const write = (await signed.client.callTool({ name: 'create_tag', arguments: { tagGroupId: 'tg_1', tagName: 'oauth' } })) as CallToolResult;
+    const write = await signed.call('create_tag', { tagGroupId: 'tg_1', tagName: 'oauth' });
     expect(write.isError).toBe(true);
     expect(JSON.stringify(write.content)).toMatch(/403|scope/i);
     await signed.close();
@@ -82,15 +81,7 @@ describe('the shipped binary with --sandbox --auth oauth', () => {
   });
 
   it('keeps the key and the tokens out of its state folder and its log lines', async () => {
-    const files: string[] = [];
-    const visit = (folder: string) => {
-      for (const name of readdirSync(folder)) {
-        const file = path.join(folder, name);
-        if (statSync(file).isDirectory()) visit(file);
-        else files.push(file);
-      }
-    };
-    visit(stateDir);
+    const files = stateFiles(stateDir);
     expect(files.some((file) => file.includes('oauth-grant'))).toBe(true);
     const stored = files.map((file) => readFileSync(file, 'utf8')).join('\n');
     const logLines = output.split(/\r?\n/).filter((line) => line.startsWith('{'));

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SEED } from '../../src/sandbox/index.js';
 import { disguisedText, notShownEscaped, rawHidden } from '../support/hidden-text.js';
-import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
+import { useStarted } from '../support/fixture.js';
+import { claimsSent, connectProcess, textOf } from '../support/harness.js';
 import { keyLeaks, stringsIn } from '../support/key-forms.js';
-import { call, claimsSent, confirmTokenOf, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, confirmTokenOf, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.4 and §10.5 against dist/: what a preview shows is what is sent (every value, whatever
@@ -13,26 +14,15 @@ import { call, claimsSent, confirmTokenOf, startStandaloneSandbox, upstreamEnv, 
  * (bidi controls and zero-width characters are shown escaped, from arguments and from API data).
  */
 
-let sandbox: StandaloneSandbox;
-let key: string;
+const sandbox = useStandaloneSandbox();
 /** Previews and tokens, with the smallest result cap, so a cut preview would show. */
-let confirming: ProcessConnection;
-let direct: ProcessConnection;
+const confirming = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_MAX_RESULT_TOKENS: '500' }) }), (server) => server.close());
+const direct = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }), (server) => server.close());
+let key: string;
 let serial = 0;
 
-beforeAll(async () => {
-  sandbox = await startStandaloneSandbox();
-  await sandbox.setRateLimit(1_000_000, 60_000);
+beforeAll(() => {
   key = sandbox.keys.admin;
-  [confirming, direct] = await Promise.all([
-    connectProcess({ env: upstreamEnv(sandbox, { SVC_MAX_RESULT_TOKENS: '500' }) }),
-    connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([confirming?.close(), direct?.close()]);
-  await sandbox?.stop();
 });
 
 /** Field names a masking rule might catch. */

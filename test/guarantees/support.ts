@@ -10,6 +10,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Fault, RecordedRequest } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from '../support/built.js';
+import { useStarted } from '../support/fixture.js';
+import { caller } from '../support/harness.js';
 import { ROOT } from '../support/paths.js';
 
 export interface StandaloneSandbox {
@@ -68,12 +70,22 @@ export async function startStandaloneSandbox(): Promise<StandaloneSandbox> {
   };
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult;
+/** The standalone sandbox for a describe block (or a file), its budget lifted so that no attack waits on it. */
+export function useStandaloneSandbox(): StandaloneSandbox {
+  return useStarted(
+    async () => {
+      const sandbox = await startStandaloneSandbox();
+      await sandbox.setRateLimit(1_000_000, 60_000);
+      return sandbox;
+    },
+    (sandbox) => sandbox.stop(),
+  );
 }
 
-/** What a client takes for "it was sent": a result that is neither an error nor a preview. */
-export const claimsSent = (result: CallToolResult) => !result.isError && (result.structuredContent as { sent?: unknown } | undefined)?.sent !== false;
+/** A tool call that a hung process fails within 30 s, well inside the test's own time limit. */
+export function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return caller(client)(name, args, { timeout: 30_000 });
+}
 
 export function confirmTokenOf(result: CallToolResult): string {
   const token = (result.structuredContent as { confirmToken?: unknown } | undefined)?.confirmToken;

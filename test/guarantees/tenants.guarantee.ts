@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.3 against dist/ over HTTP: one tenant cannot shut out another. Keys the API refuses get
@@ -13,13 +13,7 @@ const IDLE_MS = 1500;
 const MADE_UP_KEYS = 30;
 const PROTOCOL = '2025-06-18';
 
-let sandbox: StandaloneSandbox;
-
-beforeAll(async () => {
-  sandbox = await startStandaloneSandbox();
-  await sandbox.setRateLimit(1_000_000, 60_000);
-});
-afterAll(async () => sandbox?.stop());
+const sandbox = useStandaloneSandbox();
 
 const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
 const rpcHeaders = (key: string, session?: string): Record<string, string> => ({

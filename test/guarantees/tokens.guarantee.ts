@@ -5,11 +5,12 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedEntry } from '../support/built.js';
-import { connectProcess, type ProcessConnection } from '../support/harness.js';
+import { useStarted } from '../support/fixture.js';
+import { claimsSent, connectProcess } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
-import { call, claimsSent, confirmTokenOf, eventually, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { call, confirmTokenOf, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.1 against dist/: a confirmed write is sent at most once per token; only the exact
@@ -18,17 +19,11 @@ import { call, claimsSent, confirmTokenOf, eventually, startStandaloneSandbox, u
  * write itself.
  */
 
-let sandbox: StandaloneSandbox;
+const sandbox = useStandaloneSandbox();
 let conversation = 0;
 const folders: string[] = [];
 
-beforeAll(async () => {
-  sandbox = await startStandaloneSandbox();
-  await sandbox.setRateLimit(1_000_000, 60_000);
-});
-
-afterAll(async () => {
-  await sandbox?.stop();
+afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -44,11 +39,7 @@ function stateDir(): string {
 }
 
 describe('one stdio process', () => {
-  let server: ProcessConnection;
-  beforeAll(async () => {
-    server = await connectProcess({ env: upstreamEnv(sandbox) });
-  });
-  afterAll(async () => server?.close());
+  const server = useStarted(() => connectProcess({ env: upstreamEnv(sandbox) }), (started) => started.close());
 
   async function preview(): Promise<{ id: string; token: string }> {
     const id = nextConversation();

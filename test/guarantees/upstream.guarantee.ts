@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEED } from '../../src/sandbox/index.js';
-import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
-import { startHostileUpstream, type HostileUpstream } from './hostile-upstream.js';
-import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } from './support.js';
+import { useStarted } from '../support/fixture.js';
+import { connectProcess, textOf } from '../support/harness.js';
+import { startHostileUpstream } from './hostile-upstream.js';
+import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.6 against dist/: odd upstream answers are errors, quickly. A 200 whose body is not the
@@ -11,22 +12,9 @@ import { call, startStandaloneSandbox, upstreamEnv, type StandaloneSandbox } fro
  * write that got a single 429 is reported as not sent, with the budget, without claiming a backoff.
  */
 
-let sandbox: StandaloneSandbox;
-let upstream: HostileUpstream;
-let server: ProcessConnection;
-
-beforeAll(async () => {
-  sandbox = await startStandaloneSandbox();
-  await sandbox.setRateLimit(1_000_000, 60_000);
-  upstream = await startHostileUpstream(sandbox.url);
-  server = await connectProcess({ env: { ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }), SVC_BASE_URL: upstream.url } });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await upstream?.close();
-  await sandbox?.stop();
-});
+const sandbox = useStandaloneSandbox();
+const upstream = useStarted(() => startHostileUpstream(sandbox.url), (started) => started.close());
+const server = useStarted(() => connectProcess({ env: { ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }), SVC_BASE_URL: upstream.url } }), (started) => started.close());
 
 const NOT_JSON = [
   { name: 'an HTML error page', contentType: 'text/html', body: '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>' },
@@ -88,11 +76,7 @@ describe('§10.6 a 200 whose body is not the route\'s JSON is an error at once, 
 });
 
 describe('§10.6 a write that got one 429 is reported as not sent, with the budget, without claiming a backoff', () => {
-  let budgeted: ProcessConnection;
-  beforeAll(async () => {
-    budgeted = await connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none', SVC_RATE_LIMIT: '37/60s' }) });
-  });
-  afterAll(async () => budgeted?.close());
+  const budgeted = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none', SVC_RATE_LIMIT: '37/60s' }) }), (started) => started.close());
 
   const WRITES = [
     { tool: 'create_article', args: { title: 'Rate limited', parentFolderId: SEED.folders.shipping }, method: 'POST', path: '/v2/hc-articles/public' },

@@ -1,35 +1,25 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
+import { connect, sandboxEnv, type Connection } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { applyVariant, variantRecipe } from '../support/token-variants.js';
 
 /** A write sends at most once per token (design 10.1): the sandbox's own record of what arrived is the judge. */
-let sandbox: Sandbox;
-let stateDir: string;
+const sandbox = useSandbox();
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-spent-'));
 const SECRET = 'a-fleet-secret-of-at-least-32-characters-0123456789';
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  stateDir = await mkdtemp(path.join(os.tmpdir(), 'svc-mcp-spent-'));
-});
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
-afterAll(async () => {
-  await sandbox?.close();
-  await rm(stateDir, { recursive: true, force: true });
-});
-
-async function call(connection: Connection, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await connection.client.callTool({ name: 'create_folder', arguments: args })) as CallToolResult;
-}
+const createFolder = (connection: Connection, args: Record<string, unknown>): Promise<CallToolResult> => connection.call('create_folder', args);
 
 async function tokenFor(connection: Connection, name: string): Promise<string> {
-  const preview = await call(connection, { name });
+  const preview = await createFolder(connection, { name });
   return (preview.structuredContent as { confirmToken: string }).confirmToken;
 }
 
@@ -45,7 +35,7 @@ async function sendsOnce(connection: Connection, label: string): Promise<void> {
       const token = await tokenFor(connection, name);
       const variants = recipes.map((recipe) => applyVariant(recipe, token));
       const submissions = [...variants, ...Array.from({ length: copies }, () => token)];
-      const results = await Promise.all(submissions.map((confirm) => call(connection, { name, confirm })));
+      const results = await Promise.all(submissions.map((confirm) => createFolder(connection, { name, confirm })));
       expect(creations(name)).toBe(1);
       expect(results.filter((result) => !result.isError)).toHaveLength(1);
       const refused = results.map((result) => (result.structuredContent as { refused?: string }).refused).filter(Boolean);
@@ -60,11 +50,7 @@ describe.each([
   ['memory', 'per-process secret, spent tokens in memory', {}],
   ['files', 'SVC_CONFIRM_SECRET, spent tokens under SVC_STATE_DIR', { SVC_CONFIRM_SECRET: SECRET }],
 ])('a token and its re-encodings sent at once (%s: %s)', (label, _, env: Record<string, string>) => {
-  let connection: Connection;
-  beforeAll(async () => {
-    connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { ...env, SVC_STATE_DIR: stateDir }) });
-  });
-  afterAll(async () => connection?.close());
+  const connection = useConnection(sandbox, { env: { ...env, SVC_STATE_DIR: stateDir } });
 
   it('give exactly one write; every re-encoding is refused as not a token', () => sendsOnce(connection, label));
 });
@@ -86,7 +72,7 @@ describe.runIf(runRedisTests())('a token and its re-encodings sent at once to tw
     const name = `once-${process.pid}-redis`;
     const token = await tokenFor(nodes[0], name);
     const variants = ['0' + token, ` ${token}`, token.toUpperCase(), token, token, token];
-    const results = await Promise.all(variants.map((confirm, index) => call(nodes[index % 2], { name, confirm })));
+    const results = await Promise.all(variants.map((confirm, index) => createFolder(nodes[index % 2], { name, confirm })));
     expect(creations(name)).toBe(1);
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
   });
@@ -99,12 +85,12 @@ describe('a spent token after a restart (SVC_CONFIRM_SECRET, SVC_STATE_DIR)', ()
     const first = await connect({ env: env() });
     const sentName = `restart-sent-${process.pid}`;
     const sentToken = await tokenFor(first, sentName);
-    expect((await call(first, { name: sentName, confirm: sentToken })).isError).toBeFalsy();
+    expect((await createFolder(first, { name: sentName, confirm: sentToken })).isError).toBeFalsy();
     // The write reaches the API and the connection drops before any answer: the process cannot know whether it took.
     const droppedName = `restart-dropped-${process.pid}`;
     const droppedToken = await tokenFor(first, droppedName);
     sandbox.injectFaults([{ method: 'POST', path: '/v2/hc-folders/public', drop: true }]);
-    expect((await call(first, { name: droppedName, confirm: droppedToken })).isError).toBe(true);
+    expect((await createFolder(first, { name: droppedName, confirm: droppedToken })).isError).toBe(true);
     // A token previewed but never used stays good across the restart.
     const unusedName = `restart-unused-${process.pid}`;
     const unusedToken = await tokenFor(first, unusedName);
@@ -113,13 +99,13 @@ describe('a spent token after a restart (SVC_CONFIRM_SECRET, SVC_STATE_DIR)', ()
     const second = await connect({ env: env() });
     try {
       for (const [name, token] of [[sentName, sentToken], [droppedName, droppedToken]]) {
-        const again = await call(second, { name, confirm: token });
+        const again = await createFolder(second, { name, confirm: token });
         expect(again.isError).toBe(true);
         expect(again.structuredContent).toMatchObject({ sent: false, refused: 'spent' });
       }
       expect(creations(sentName)).toBe(1);
       expect(sandbox.requests.filter((request) => (request.body as { name?: string } | undefined)?.name === droppedName)).toHaveLength(1);
-      expect((await call(second, { name: unusedName, confirm: unusedToken })).isError).toBeFalsy();
+      expect((await createFolder(second, { name: unusedName, confirm: unusedToken })).isError).toBeFalsy();
       expect(creations(unusedName)).toBe(1);
     } finally {
       await second.close();

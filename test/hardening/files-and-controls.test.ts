@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { runStep } from '../../src/sandbox/steps.js';
 import { createExportFile } from '../../tools/lib/export-file.js';
+import { useSandbox } from '../support/fixture.js';
 
 describe('the export folder (finding 10)', () => {
   it('refuses to write through a planted symlink, and never overwrites', async () => {
@@ -30,11 +30,7 @@ describe('the export folder (finding 10)', () => {
 });
 
 describe('sandbox controls (finding 3)', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-  });
-  afterAll(() => sandbox.close());
+  const sandbox = useSandbox();
 
   it('never answer a data step\'s outbound call, whatever the spelling of the path', async () => {
     for (const route of ['/__sandbox/info', '/__sandbox/mock/../info', '/__sandbox/mock/%2e%2e/requests', '/%5F%5Fsandbox/info', '/__SANDBOX/info']) {

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { SEED, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { SEED } from '../../src/sandbox/index.js';
 import { catalog } from '../../tools/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, type Connection } from '../support/harness.js';
+import { apiRequests, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 import { disguisedText, rawHidden } from '../support/hidden-text.js';
 import { keyFormArbitrary, keyForms, keyLeaks } from '../support/key-forms.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
@@ -30,29 +31,18 @@ const WRITE_ROUTES = new Map(
     .flatMap((tool) => (tool.route && tool.scope === 'write' ? [[tool.name, { method: tool.route.method, path: routePattern(tool.route.path) }] as const] : [])),
 );
 
-let sandbox: Sandbox;
-let connection: Connection;
+const sandbox = useSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
+const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' };
+const connection = useConnection(sandbox, { env: { ...env, SVC_CONFIRM: 'none' } });
 /** The same server with confirmation by token (SVC_CONFIRM=writes, no elicitation), for re-encoded tokens. */
-let confirming: Connection;
+const confirming = useConnection(sandbox, { env });
 let tools: Tool[];
 let key: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  sandbox.setRateLimit(1_000_000, 60_000);
-  const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' };
-  [connection, confirming] = await Promise.all([
-    connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { ...env, SVC_CONFIRM: 'none' }) }),
-    connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, env) }),
-  ]);
   tools = (await connection.client.listTools()).tools;
   key = sandbox.keys.admin;
   console.log(`fuzz seed ${SEED_USED} (FUZZ_SEED=${SEED_USED} reproduces it), ${RUNS_PER_TOOL} runs per tool`);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([connection?.close(), confirming?.close()]);
-  await sandbox?.close();
 });
 
 function hostileValue(): fc.Arbitrary<unknown> {
@@ -117,12 +107,12 @@ async function checkTokenForm(tool: Tool, args: Record<string, unknown>, pick: f
   const write = WRITE_ROUTES.get(tool.name);
   if (!write) return;
   const { confirm: _ignored, ...request } = args;
-  const preview = (await confirming.client.callTool({ name: tool.name, arguments: request }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const preview = await confirming.call(tool.name, request, { timeout: CALL_TIMEOUT_MS });
   const token = (preview.structuredContent as { confirmToken?: unknown } | undefined)?.confirmToken;
   if (typeof token !== 'string') return;
   const form = pick(tokenFormArbitrary, token);
   const sentBefore = apiRequests(sandbox).length;
-  const result = (await confirming.client.callTool({ name: tool.name, arguments: { ...request, confirm: form.text } }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const result = await confirming.call(tool.name, { ...request, confirm: form.text }, { timeout: CALL_TIMEOUT_MS });
   const writes = apiRequests(sandbox).slice(sentBefore).filter((sent) => sent.method === write.method && write.path.test(sent.path));
   expect(writes, `${tool.name} with its token ${form.name} (${JSON.stringify(form.text)}) sent the write\n${textOf(result).slice(0, 300)}`).toEqual([]);
 }
@@ -140,8 +130,8 @@ describe('fuzz: hostile calls to every tool through a real client (finding 12)',
           fc.asyncProperty(argsFor(tool), fc.gen(), async (args, pick) => {
             const sentBefore = apiRequests(sandbox).length;
             calls++;
-            const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-            checkResult(tool, args, result as CallToolResult, sentBefore);
+            const result = await connection.call(tool.name, args, { timeout: CALL_TIMEOUT_MS });
+            checkResult(tool, args, result, sentBefore);
             await checkTokenForm(tool, args, pick);
           }),
           { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index, endOnFailure: true },

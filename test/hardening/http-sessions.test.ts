@@ -4,15 +4,13 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { connect, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -43,8 +41,7 @@ function post(url: string, body: unknown, headers: Record<string, string>): Prom
 const randomKey = () => `svc_${randomBytes(16).toString('hex')}`;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-let sandbox: Sandbox;
-let runtime: Runtime;
+const sandbox = useSandbox();
 let handle: HttpServerHandle;
 const logLines: string[] = [];
 
@@ -82,7 +79,6 @@ function openStream(headers: Record<string, string>): Promise<{ ended: Promise<v
 const sessionRequest = (headers: Record<string, string>, id = 2) => post(handle.url, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }, headers);
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
   const config = loadConfig(['--transport', 'http', '--http-port', '0'], {
     SVC_BASE_URL: sandbox.url,
     SVC_MAX_SESSIONS: '40',
@@ -90,14 +86,12 @@ beforeAll(async () => {
     SVC_SESSION_IDLE_MS: '60000',
   });
   const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
-  runtime = await createRuntime(config, logger);
-  handle = await startHttpServer(runtime);
+  handle = await startHttpServer(await createRuntime(config, logger));
 });
 
 afterAll(async () => {
   await handle.shutdown('test done');
   agent.destroy();
-  await sandbox.close();
 });
 
 describe('one tenant cannot shut out another (design 10.3)', () => {
@@ -215,7 +209,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
     const key = validKey();
     for (let index = 0; index < 30; index++) {
       const connection = await connectHttp(handle.url, { key });
-      const result = await connection.client.callTool({ name: 'list_agents', arguments: {} });
+      const result = await connection.call('list_agents');
       expect(result.isError, `client ${index + 1}`).toBeFalsy();
       // Like a process that exits: the transport goes away, the session is left open.
       await connection.close();
@@ -304,15 +298,11 @@ describe('long jobs (finding 6)', () => {
   }, 15_000);
 
   it('refuses task augmentation clearly where no later request could find the task', async () => {
-    const server = createMcpServer({ ...runtime, apiKey: sandbox.keys.admin, elicitationAllowed: false, taskStore: null });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'stateless', version: '1' });
-    await client.connect(clientSide);
+    const { client, close } = await connect({ env: sandboxEnv(sandbox), engine: { elicitationAllowed: false, taskStore: null } });
     await expect(
       client.request({ method: 'tools/call', params: { name: 'export_conversations', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema),
     ).rejects.toThrow(/does not support task creation/);
     expect(client.getServerCapabilities()?.tasks).toBeUndefined();
-    await client.close();
+    await close();
   });
 });

@@ -6,9 +6,9 @@ import { loadConfig } from '../../src/config.js';
 import { ARGUMENT_LIMITS } from '../../src/engine/inputs.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { stdioServer } from '../../src/transports/stdio.js';
-import { apiRequests, withSandbox } from '../support/harness.js';
+import { apiRequests } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { TEST_STATE_DIR } from '../support/paths.js';
 import { validateInput } from '../../src/engine/pipeline.js';
 import { buildRequest } from '../../src/engine/request.js';
@@ -95,12 +95,11 @@ describe('ids (finding 8)', () => {
  * the SDK's own parse of tools/call would turn into a prototype (finding: accepted and sent).
  */
 describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () => {
-  let sandbox: Sandbox;
+  const sandbox = useSandbox();
   let runtime: Runtime;
   let send: (text: string) => Promise<{ isError?: boolean; text: string }>;
 
   beforeAll(async () => {
-    sandbox = await withSandbox();
     runtime = await createRuntime(loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_STATE_DIR: TEST_STATE_DIR, SVC_CONFIRM: 'none' }), createLogger('silent'));
     const server = stdioServer(runtime);
     const [client, serverSide] = InMemoryTransport.createLinkedPair();
@@ -125,12 +124,10 @@ describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () =>
     };
   });
 
-  afterAll(async () => {
-    await runtime?.close();
-    await sandbox?.close();
-  });
+  afterAll(() => runtime?.close());
 
-  const call = (tool: string, argumentsJson: string) => send(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"${tool}","arguments":${argumentsJson}}}`);
+  /** A tools/call whose arguments are JSON text as it arrives, before any parse of the SDK's. */
+  const rawCall = (tool: string, argumentsJson: string) => send(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"${tool}","arguments":${argumentsJson}}}`);
 
   it('refuses "__proto__" as a field at any depth, naming it, and sends nothing', async () => {
     const name = fc.stringMatching(/^[a-z]{1,6}$/);
@@ -141,7 +138,7 @@ describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () =>
         let value = '{"__proto__":{"limit":3,"tagName":"x"}}';
         for (const field of path.slice(1).reverse()) value = `{"${field}":${value}}`;
         const inner = path.length ? `{${own}"${path[0]}":${value}}` : `{${own}${value.slice(1, -1)}}`;
-        const answer = await call(tool, inner);
+        const answer = await rawCall(tool, inner);
         expect(answer.isError, inner).toBe(true);
         expect(answer.text).toContain(`${[...path, '__proto__'].join('.')}: "__proto__" is not allowed as a field name`);
         expect(apiRequests(sandbox)).toEqual([]);
@@ -158,7 +155,7 @@ describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () =>
       ['add_data_step', { toolId: 't', url: 'https://api.example.com/x', body: deep }],
       ['generate_answer', { content: 'hi', botId: 'b', metadata: '{"__proto__":{"channel":"x"}}' }],
     ] as const) {
-      const answer = await call(tool, JSON.stringify(args));
+      const answer = await rawCall(tool, JSON.stringify(args));
       expect(answer.isError, answer.text.slice(0, 300)).toBe(true);
       expect(answer.text).toMatch(/^Invalid input for \w+; nothing was sent\.\n- (metadata|body)/);
       expect(answer.text).not.toContain('call stack');

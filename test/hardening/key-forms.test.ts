@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { keyRedaction } from '../../src/engine/secrets.js';
 import { createLogger, holdLiveKey } from '../../src/log.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, textOf, withSandbox } from '../support/harness.js';
+import { connect, sandboxEnv, textOf } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 
 /**
  * The key never comes back (design 10.2) in any form the server can compute from it. The forms
@@ -71,11 +71,7 @@ function leaks(text: string, key: string): string[] {
   return found;
 }
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await withSandbox();
-});
-afterAll(async () => sandbox?.close());
+const sandbox = useSandbox();
 
 const keyBody = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => Buffer.from(bytes).toString('hex'));
 
@@ -92,13 +88,13 @@ describe('the API key in every form, echoed back by the API', () => {
         try {
           const forms = keyForms(key).map(([, form]) => form);
           const name = `echo ${forms.join(' ~ ')}`;
-          const created = (await connection.client.callTool({ name: 'create_folder', arguments: { name } })) as CallToolResult;
+          const created = await connection.call('create_folder', { name });
           expect(created.isError).toBeFalsy();
           // The sandbox did store every form: the echo is real.
           expect(sandbox.requests.at(-1)!.body).toEqual({ name });
-          const listed = (await connection.client.callTool({ name: 'list_folders', arguments: { view: 'full' } })) as CallToolResult;
+          const listed = await connection.call('list_folders', { view: 'full' });
           sandbox.injectFaults([{ path: '/v2/hc-folders/public', status: 400, body: { statusCode: 400, message: forms.map((form) => `bad value ${form}`), error: `Bad Request ${forms.join(' ')}` } }]);
-          const refused = (await connection.client.callTool({ name: 'list_folders', arguments: {} })) as CallToolResult;
+          const refused = await connection.call('list_folders');
           expect(refused.isError).toBe(true);
           for (const [what, result] of [['write', created], ['read', listed], ['400', refused]] as const) {
             expect(leaks(shown(result), key), what).toEqual([]);

@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describeRequest } from '../../src/engine/confirm.js';
 import { shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
 import { keyRedaction, redactSecrets, secretRedaction } from '../../src/engine/secrets.js';
-import { apiRequests, connect, sandboxEnv, textOf as textOfResult, withSandbox } from '../support/harness.js';
 import { scrubSecrets } from '../../src/log.js';
+import { answering, apiRequests, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 const full: ShapeOptions = { view: 'full', capChars: 80_000 };
 const list = { items: 'rows', compact: (row: Record<string, unknown>) => row, more: 'Page on with cursor.' };
 
@@ -100,6 +99,10 @@ describe('hostile API text (design section 13)', () => {
 });
 
 describe('text cannot disguise itself (design section 10.5)', () => {
+  const sandbox = useSandbox();
+  const asked: string[] = [];
+  const eliciting = useConnection(sandbox, { elicit: answering(asked, { action: 'accept', content: { confirm: true } }) });
+  const plain = useConnection(sandbox);
   const disguised = fc
     .tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C', '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u{E0041}'), fc.string({ maxLength: 8 }))
     .map(([before, hidden, after]) => `${before}${hidden}${after}`);
@@ -123,28 +126,17 @@ describe('text cannot disguise itself (design section 10.5)', () => {
   });
 
   it('escapes them in the elicitation question and the token preview, while the API receives the name as given', async () => {
-    const sandbox = await withSandbox();
-    const asked: string[] = [];
-    const [eliciting, plain] = await Promise.all([
-      connect({ env: sandboxEnv(sandbox), elicit: (message) => (asked.push(message), { action: 'accept', content: { confirm: true } }) }),
-      connect({ env: sandboxEnv(sandbox) }),
-    ]);
-    try {
-      const name = 'Billing\u202Egnillib\u200B';
-      const preview = await plain.client.callTool({ name: 'create_folder', arguments: { name } });
-      expect(textOfResult(preview)).toContain('Billing\\u202Egnillib\\u200B');
-      expect(textOfResult(preview)).not.toMatch(UNSAFE_BUT_LINE_FEED);
-      await eliciting.client.callTool({ name: 'create_folder', arguments: { name } });
-      expect(asked[0]).toContain('Billing\\u202Egnillib\\u200B');
-      expect(asked[0]).not.toMatch(UNSAFE_BUT_LINE_FEED);
-      expect(apiRequests(sandbox).find((request) => request.method === 'POST')?.body).toMatchObject({ name });
-      const listed = (await plain.client.callTool({ name: 'list_folders', arguments: {} })) as CallToolResult;
-      expect(textOfResult(listed)).toContain('name: Billing\\u202Egnillib\\u200B');
-      expect(JSON.stringify(listed.structuredContent)).toContain(JSON.stringify(name).slice(1, -1));
-    } finally {
-      await Promise.all([eliciting.close(), plain.close()]);
-      await sandbox.close();
-    }
+    const name = 'Billing\u202Egnillib\u200B';
+    const preview = await plain.call('create_folder', { name });
+    expect(textOf(preview)).toContain('Billing\\u202Egnillib\\u200B');
+    expect(textOf(preview)).not.toMatch(UNSAFE_BUT_LINE_FEED);
+    await eliciting.call('create_folder', { name });
+    expect(asked[0]).toContain('Billing\\u202Egnillib\\u200B');
+    expect(asked[0]).not.toMatch(UNSAFE_BUT_LINE_FEED);
+    expect(apiRequests(sandbox).find((request) => request.method === 'POST')?.body).toMatchObject({ name });
+    const listed = await plain.call('list_folders');
+    expect(textOf(listed)).toContain('name: Billing\\u202Egnillib\\u200B');
+    expect(JSON.stringify(listed.structuredContent)).toContain(JSON.stringify(name).slice(1, -1));
   });
 });
 

@@ -1,39 +1,19 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { answering, apiRequests, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 
 /**
  * What a preview shows is what is sent (design 10.4): every value of the request, whatever its
  * field name, `{hide: true}` values included; only the session's API key is masked; no cap cuts it.
  * (A prompt-injected model put customer data under `secretNote` and the user approved stars.)
  */
-let sandbox: Sandbox;
-let byToken: Connection;
-let asking: Connection;
+const sandbox = useSandbox();
+// The smallest result budget: a preview must not be cut by it.
+const env = { SVC_MAX_RESULT_TOKENS: '500' };
+const byToken = useConnection(sandbox, { env });
 const questions: string[] = [];
-
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  // The smallest result budget: a preview must not be cut by it.
-  const env = sandboxEnv(sandbox, sandbox.keys.admin, { SVC_MAX_RESULT_TOKENS: '500' });
-  [byToken, asking] = await Promise.all([
-    connect({ env }),
-    connect({
-      env,
-      elicit: (message) => {
-        questions.push(message);
-        return { action: 'decline' };
-      },
-    }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([byToken?.close(), asking?.close()]);
-  await sandbox?.close();
-});
+const asking = useConnection(sandbox, { env, elicit: answering(questions, { action: 'decline' }) });
 
 const SECRET_NAMES = ['Authorization', 'X-Api-Key', 'token', 'password', 'secretNote', 'Cookie', 'clientSecret', 'apiKey', 'refresh_token'];
 const secretName = fc.tuple(fc.constantFrom(...SECRET_NAMES), fc.stringMatching(/^[A-Za-z]{0,4}$/)).map(([name, suffix]) => name + suffix);
@@ -54,10 +34,10 @@ describe('previews of a write', () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(secretName, headerValue, { minKeys: 1, maxKeys: 4 }), fc.dictionary(secretName, bodyValue, { minKeys: 1, maxKeys: 4 }), async (headers, body) => {
         const args = { toolId: 'tool-preview', url: 'https://api.example.com/orders', method: 'POST', headers, body };
-        const preview = (await byToken.client.callTool({ name: 'add_data_step', arguments: args })) as CallToolResult;
+        const preview = await byToken.call('add_data_step', args);
         const request = (preview.structuredContent as { request: string }).request;
         questions.length = 0;
-        await asking.client.callTool({ name: 'add_data_step', arguments: args });
+        await asking.call('add_data_step', args);
         for (const value of leaves({ headers, body })) {
           expect(textOf(preview)).toContain(value);
           expect(request).toContain(value);
@@ -71,14 +51,14 @@ describe('previews of a write', () => {
 
   it('is not cut by the result cap, however long', async () => {
     const long = `customer record ${'x'.repeat(8_000)} end`;
-    const preview = (await byToken.client.callTool({ name: 'add_data_step', arguments: { toolId: 't', url: 'https://api.example.com/x', body: { secretNote: long } } })) as CallToolResult;
+    const preview = await byToken.call('add_data_step', { toolId: 't', url: 'https://api.example.com/x', body: { secretNote: long } });
     expect(textOf(preview)).toContain(long);
     expect((preview.structuredContent as { request: string }).request).toContain(long);
   });
 
   it('masks the configured key in a preview, and the caller\'s secrets only in what a sent call returns', async () => {
     const args = { toolId: 't', url: 'https://api.example.com/x', headers: { Authorization: `Bearer ${sandbox.keys.admin}`, 'X-Token': { hide: true, value: 'caller-secret-1' } } };
-    const preview = (await byToken.client.callTool({ name: 'add_data_step', arguments: args })) as CallToolResult;
+    const preview = await byToken.call('add_data_step', args);
     expect(JSON.stringify(preview)).not.toContain(sandbox.keys.admin.slice(4));
     expect(textOf(preview)).toContain('"Authorization": "Bearer ********"');
     expect(textOf(preview)).toContain('caller-secret-1');

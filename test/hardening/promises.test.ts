@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SEED, type Sandbox } from '../../src/sandbox/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SEED } from '../../src/sandbox/index.js';
 import { disguisedText, notShownEscaped, rawHidden } from '../support/hidden-text.js';
-import { apiRequests, connect, sandboxEnv, textOf, withSandbox, type Connection } from '../support/harness.js';
+import { apiRequests, claimsSent, textOf } from '../support/harness.js';
+import { useConnection, useSandbox } from '../support/fixture.js';
 import { keyFormArbitrary, keyForms, keyLeaks, revealsKey, type KeyForm } from '../support/key-forms.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
 
@@ -14,43 +14,25 @@ import { tokenFormArbitrary } from '../support/token-forms.js';
  * a client sees and what the API receives, nothing of how the server does it.
  */
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
+// Trace-level logs: the most a log could give away.
+const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_LOG_LEVEL: 'trace' };
 /** Confirmation by token (no elicitation), the default SVC_CONFIRM=writes. */
-let confirming: Connection;
+const confirming = useConnection(sandbox, { env });
 /** SVC_CONFIRM=none: writes go straight through. */
-let direct: Connection;
+const direct = useConnection(sandbox, { env: { ...env, SVC_CONFIRM: 'none' } });
 let key: string;
 let conversation = 0;
 
-beforeAll(async () => {
-  sandbox = await withSandbox();
-  sandbox.setRateLimit(1_000_000, 60_000);
+beforeAll(() => {
   key = sandbox.keys.admin;
-  // Trace-level logs: the most a log could give away.
-  const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_LOG_LEVEL: 'trace' };
-  [confirming, direct] = await Promise.all([
-    connect({ env: sandboxEnv(sandbox, key, env) }),
-    connect({ env: sandboxEnv(sandbox, key, { ...env, SVC_CONFIRM: 'none' }) }),
-  ]);
 });
-
-afterAll(async () => {
-  await Promise.all([confirming?.close(), direct?.close()]);
-  await sandbox?.close();
-});
-
-async function call(connection: Connection, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-/** What a client takes for "it was sent": a result that is neither an error nor a preview. */
-const claimsSent = (result: CallToolResult) => !result.isError && (result.structuredContent as { sent?: unknown } | undefined)?.sent !== false;
 
 describe('§10.1 a confirmed write is sent at most once per token, in the exact form issued', () => {
   const deletesOf = (id: string) => apiRequests(sandbox).filter((request) => request.method === 'DELETE' && request.path === `/v2/hc-interactions/${id}/public`).length;
   async function previewDelete(): Promise<{ id: string; token: string }> {
     const id = `conv-token-attack-${conversation++}`;
-    const result = await call(confirming, 'delete_conversation', { interactionId: id });
+    const result = await confirming.call('delete_conversation', { interactionId: id });
     const token = (result.structuredContent as { confirmToken?: string } | undefined)?.confirmToken;
     expect(token, textOf(result)).toMatch(/^[0-9a-z]+\.[\w-]+\.[\w-]+$/);
     return { id, token: token! };
@@ -61,12 +43,12 @@ describe('§10.1 a confirmed write is sent at most once per token, in the exact 
       fc.asyncProperty(fc.gen(), async (g) => {
         const { id, token } = await previewDelete();
         const form = g(tokenFormArbitrary, token);
-        const before = await call(confirming, 'delete_conversation', { interactionId: id, confirm: form.text });
+        const before = await confirming.call('delete_conversation', { interactionId: id, confirm: form.text });
         expect(claimsSent(before), `${form.name}: ${JSON.stringify(form.text)}`).toBe(false);
         expect(deletesOf(id), `${form.name} sent the write`).toBe(0);
-        expect(claimsSent(await call(confirming, 'delete_conversation', { interactionId: id, confirm: token }))).toBe(true);
+        expect(claimsSent(await confirming.call('delete_conversation', { interactionId: id, confirm: token }))).toBe(true);
         expect(deletesOf(id)).toBe(1);
-        const after = await call(confirming, 'delete_conversation', { interactionId: id, confirm: form.text });
+        const after = await confirming.call('delete_conversation', { interactionId: id, confirm: form.text });
         expect(claimsSent(after), `${form.name} after the token was used`).toBe(false);
         expect(deletesOf(id), `${form.name} sent the write a second time`).toBe(1);
       }),
@@ -79,7 +61,7 @@ describe('§10.1 a confirmed write is sent at most once per token, in the exact 
       fc.asyncProperty(fc.gen(), async (g) => {
         const { id, token } = await previewDelete();
         const forms = Array.from({ length: 6 }, () => g(tokenFormArbitrary, token).text);
-        const results = await Promise.all([token, token, ...forms, token].map((confirm) => call(confirming, 'delete_conversation', { interactionId: id, confirm })));
+        const results = await Promise.all([token, token, ...forms, token].map((confirm) => confirming.call('delete_conversation', { interactionId: id, confirm })));
         expect(deletesOf(id)).toBe(1);
         const senders = results.flatMap((result, index) => (claimsSent(result) ? [index] : []));
         expect(senders).toHaveLength(1);
@@ -110,17 +92,17 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
       fc.asyncProperty(anyForm(), async (form) => {
         const title = `Key note ${conversation++} ${form.text}`;
         const args = { title, mainKnowledge: `Body: ${form.text}`, keywords: [form.text], parentFolderId: SEED.folders.shipping };
-        expectNoLeak('preview', await call(confirming, 'create_article', args), form);
-        expectNoLeak('create_article', await call(direct, 'create_article', args), form);
+        expectNoLeak('preview', await confirming.call('create_article', args), form);
+        expectNoLeak('create_article', await direct.call('create_article', args), form);
         const id = await articleIdByTitle(title);
-        const readBack = await call(direct, 'get_articles', { articleIds: [id] });
+        const readBack = await direct.call('get_articles', { articleIds: [id] });
         expect(readBack.isError, textOf(readBack)).toBeFalsy();
         expectNoLeak('get_articles', readBack, form);
-        expectNoLeak('update preview', await call(confirming, 'update_article', { articleId: id, agentInstruction: form.text }), form);
+        expectNoLeak('update preview', await confirming.call('update_article', { articleId: id, agentInstruction: form.text }), form);
       }),
       { numRuns: 15, endOnFailure: true },
     );
-    expectNoLeak('list_articles', await call(direct, 'list_articles', {}), { name: 'all of them', text: '' });
+    expectNoLeak('list_articles', await direct.call('list_articles', {}), { name: 'all of them', text: '' });
   });
 
   it('in upstream 200 and 400 bodies, in results and errors', async () => {
@@ -131,7 +113,7 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
           : { statusCode: status, message: [`rejected ${form.text}`, form.text], error: form.text };
         sandbox.clearFaults();
         sandbox.injectFaults([{ method: 'GET', path: '/v2/bots/public', status, body, times: 4 }]);
-        expectNoLeak(`list_agents after a ${status}`, await call(direct, 'list_agents', {}), form);
+        expectNoLeak(`list_agents after a ${status}`, await direct.call('list_agents', {}), form);
       }),
       { numRuns: 20, endOnFailure: true },
     );
@@ -152,7 +134,7 @@ describe('§10.5 text cannot disguise itself', () => {
   it('bidi controls and zero-width characters in arguments are escaped in previews', async () => {
     await fc.assert(
       fc.asyncProperty(disguisedText(), async (text) => {
-        const result = await call(confirming, 'create_article', { title: text, mainKnowledge: text });
+        const result = await confirming.call('create_article', { title: text, mainKnowledge: text });
         const preview = result.structuredContent as { message: string; effect: string[]; request: string };
         expectShownEscaped('the preview text', text, textOf(result));
         expectShownEscaped('the structured preview', text, [preview.message, ...preview.effect, preview.request].join('\n'));
@@ -166,7 +148,7 @@ describe('§10.5 text cannot disguise itself', () => {
       fc.asyncProperty(disguisedText(), async (text) => {
         sandbox.clearFaults();
         sandbox.injectFaults([{ method: 'GET', path: '/v2/bots/public', status: 200, body: [{ id: 'b0000000-000a-4000-8000-0000000000fe', name: text, description: text, channels: ['chat'], isActive: true }] }]);
-        expectShownEscaped('list_agents', text, textOf(await call(direct, 'list_agents', {})));
+        expectShownEscaped('list_agents', text, textOf(await direct.call('list_agents', {})));
       }),
       { numRuns: 25, endOnFailure: true },
     );

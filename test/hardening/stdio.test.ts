@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { BoundedStdioTransport } from '../../src/transports/stdio.js';
+import { useSandbox } from '../support/fixture.js';
 import { ROOT } from '../support/paths.js';
 
 /** A transport over in-memory streams, with every line it writes parsed. */
@@ -109,11 +109,7 @@ describe('an over-long stdio message is answered for its top-level id, wherever 
 });
 
 describe('stdio on SIGTERM (finding 12)', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox();
-  });
-  afterAll(() => sandbox.close());
+  const sandbox = useSandbox();
 
   it('finishes a write in flight, answers it, then exits 0', async () => {
     // The write's upstream answer takes 1.5 s; SIGTERM comes while it is in flight.

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { defineTool, type ToolDefinition } from '../../src/engine/define.js';
 import { runTool } from '../../src/engine/pipeline.js';
@@ -11,10 +10,10 @@ import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/
 import { errorResult } from '../../src/engine/errors.js';
 import { createLogger } from '../../src/log.js';
 import { catalog } from '../../tools/index.js';
+import { textOf } from '../support/harness.js';
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
 const config = loadConfig([], { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: KEY, SVC_CONFIRM: 'none' });
-const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
 /** A session whose API answers every request with `status` and `body`, as the transport would see it. */
 function sessionAnswering(respond: (request: ApiRequest) => unknown): Session {

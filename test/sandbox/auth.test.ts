@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { call, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Invalid or revoked API key', error: 'Unauthorized' };
 const FORBIDDEN = { statusCode: 403, message: 'API key does not have the required scope for this operation', error: 'Forbidden' };
 
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await start();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const sb = useSandbox(start);
 
 describe('sandbox keys', () => {
   it('generates fresh svc_ keys per sandbox', async () => {

@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { seedId } from '../../src/sandbox/ids.js';
 import { MOCK_STORE_TOKEN } from '../../src/sandbox/mock.js';
 import { call, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 const STEP_MS = 60_000;
 const RUN_MS = 60_000;
-let sb: Sandbox;
 /** The sandbox's clock runs this far ahead of real time: a test moves it on instead of sleeping. */
 let skew = 0;
 const advance = (ms: number) => {
   skew += ms;
 };
+const sb = useSandbox(() => start({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: RUN_MS }, now: () => Date.now() + skew }));
 
-beforeAll(async () => {
-  sb = await start({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: RUN_MS }, now: () => Date.now() + skew });
-});
-afterAll(async () => {
-  await sb?.close();
-});
 
 const control = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });

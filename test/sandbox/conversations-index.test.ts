@@ -4,16 +4,17 @@
  * reference below is that brute force, written here, sharing nothing with the store.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationQuery } from '../../src/sandbox/conversation-store.js';
 import type { Conversation } from '../../src/sandbox/types.js';
 import { call, DAY, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 const GENERATED = 2_000;
 const NOW = Date.UTC(2030, 0, 15, 12);
 
-let sb: Sandbox;
+let now = NOW;
+const sb = useSandbox(() => start({ now: () => now, conversations: GENERATED }));
 let all: Conversation[];
 /** each conversation's position, computed once */
 let keys: Map<string, Key>;
@@ -21,8 +22,6 @@ const wsA = () => sb.state.workspaces.get(sb.seed.workspaceA)!;
 const generatedId = (n: number) => `c0000000-000a-4000-9000-${String(n).padStart(12, '0')}`;
 
 beforeAll(async () => {
-  let now = NOW;
-  sb = await start({ now: () => now, conversations: GENERATED });
   // Writes move generated conversations out of the columns: deleted, rated, continued long after
   // their creation (so their latest event is far from their createdAt), plus new ones.
   now += 60_000;
@@ -48,9 +47,6 @@ beforeAll(async () => {
   }
   all = [...wsA().conversations.values()];
   keys = new Map(all.map((c) => [c.id, keyOf(c)]));
-});
-afterAll(async () => {
-  await sb.close();
 });
 
 interface Key {

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, DAY, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sb: Sandbox;
-let now: number;
-beforeAll(async () => {
-  now = Date.now();
-  sb = await start({ now: () => now });
-});
-afterAll(async () => {
-  await sb.close();
-});
+/** The sandbox's clock, standing still. */
+const now = Date.now();
+const sb = useSandbox(() => start({ now: () => now }));
 
 const list = (query: Record<string, string | number | (string | number)[]> = {}, key?: string) =>
   call(sb, 'GET', '/v2/hc-interactions/public', { query, key });

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { call, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await start();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const sb = useSandbox(start);
 
 const generate = (body: unknown, key?: string) => call(sb, 'POST', '/v2/hc-interactions/events/public', { body, key });
 const feedback = (id: string, body: unknown, key?: string) => call(sb, 'POST', `/v2/hc-interactions/${id}/feedback/public`, { body, key });

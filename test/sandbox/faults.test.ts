@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { call, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await start();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const sb = useSandbox(start);
 
 describe('fault injection', () => {
   it('returns an injected status with the default error body, before auth, once', async () => {

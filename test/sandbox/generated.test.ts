@@ -3,14 +3,15 @@
  * that turn them and the throttle on from `svc-mcp sandbox` and `svc-mcp --sandbox`, and writes to
  * generated conversations.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { parseSandboxArgs } from '../../src/sandbox/serve.js';
 import type { Conversation } from '../../src/sandbox/types.js';
 import { call, DAY } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 const NOW = Date.UTC(2030, 0, 15, 12);
 const generatedId = (n: number) => `c0000000-000a-4000-9000-${String(n).padStart(12, '0')}`;
@@ -20,14 +21,8 @@ const generatedOf = (sb: Sandbox) => [...wsOf(sb).conversations.values()].filter
 const latest = (c: Conversation) => Math.max(c.createdAt, ...c.events.map((e) => e.createdAt));
 
 describe('generated conversations', () => {
-  let small: Sandbox;
-  let large: Sandbox;
-  beforeAll(async () => {
-    [small, large] = await Promise.all([startSandbox({ now: () => NOW, conversations: 500 }), startSandbox({ now: () => NOW + 1_234, conversations: 1_000 })]);
-  });
-  afterAll(async () => {
-    await Promise.all([small?.close(), large?.close()]);
-  });
+  const small = useSandbox({ now: () => NOW, conversations: 500 });
+  const large = useSandbox({ now: () => NOW + 1_234, conversations: 1_000 });
 
   it('are the same for the same N, relative to the clock at start (the first 500 of 1,000 are the 500)', () => {
     const a = generatedOf(small);

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { call, start } from './helpers.js';
+import { useSandbox } from '../support/fixture.js';
 
 /** A clock the tests move by hand, so job transitions are exact. */
 let t = Date.parse('2026-03-02T10:00:00Z');
 const advance = (ms: number) => {
   t += ms;
 };
-let sb: Sandbox;
-beforeAll(async () => {
-  sb = await start({ now: () => t, jobTimings: { pendingMs: 200, inProgressMs: 200 } });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const sb = useSandbox(() => start({ now: () => t, jobTimings: { pendingMs: 200, inProgressMs: 200 } }));
 
 const wsA = () => sb.state.workspaces.get(sb.seed.workspaceA)!;
 const ingest = (body: unknown, key?: string) => call(sb, 'POST', '/v2/documents/public', { body, key });

@@ -1,17 +1,27 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitResult, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
+import { createMcpServer } from '../../src/engine/server.js';
+import type { EngineOptions } from '../../src/engine/types.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { stdioServer } from '../../src/transports/stdio.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT, TEST_STATE_DIR } from './paths.js';
 
 export interface Connection {
   client: Client;
+  /** Calls a tool and returns its result as the client received it; `options` as the SDK's (progress, signal, timeout). */
+  call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult>;
   /** What the server logged (pino JSON lines), as a process would have written it to stderr. */
   stderr: () => string;
   /** MCP log messages the server sent to this client. */
@@ -24,6 +34,12 @@ export interface ConnectOptions {
   args?: string[];
   /** Answers elicitation requests; the client declares elicitation support only when given. */
   elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
+  /** Declared besides elicitation, e.g. the MCP Apps extension of a host that shows views. */
+  capabilities?: ClientCapabilities;
+  /** Sees every result `call` returns, e.g. to check at the end that no secret appeared in any. */
+  onResult?: (result: CallToolResult) => void;
+  /** In process only: what the server is built with besides the runtime (a test clock, no task store). */
+  engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed'>>;
 }
 
 /**
@@ -40,13 +56,15 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
     },
   });
   const runtime = await createRuntime(config, logger);
-  const server = stdioServer(runtime);
+  // What stdioServer(runtime) builds, with the test's engine options on top.
+  const server = createMcpServer({ ...runtime, apiKey: config.apiKey!, ...options.engine });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(asOnTheWire(serverSide));
   const { client, logs } = testClient(options);
   await client.connect(asOnTheWire(clientSide));
   return {
     client,
+    call: caller(client, options.onResult),
     logs,
     stderr: () => stderr,
     async close() {
@@ -82,6 +100,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
   await client.connect(transport);
   return {
     client,
+    call: caller(client, options.onResult),
     logs,
     pid: transport.pid ?? undefined,
     stderr: () => stderr,
@@ -89,8 +108,10 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
   };
 }
 
-function testClient(options: ConnectOptions): { client: Client; logs: string[] } {
-  const client = new Client({ name: 'svc-mcp-tests', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
+/** The tests' SDK client, before it connects: it declares elicitation when it can answer, and keeps the MCP log messages it is sent. */
+export function testClient(options: Pick<ConnectOptions, 'elicit' | 'capabilities'>): { client: Client; logs: string[] } {
+  const capabilities = { ...options.capabilities, ...(options.elicit ? { elicitation: { form: {} } } : {}) };
+  const client = new Client({ name: 'svc-mcp-tests', version: '1.0.0' }, { capabilities });
   if (options.elicit) {
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
@@ -100,6 +121,14 @@ function testClient(options: ConnectOptions): { client: Client; logs: string[] }
     logs.push(String(notification.params.data));
   });
   return { client, logs };
+}
+
+/** Answers every elicitation with `answer`, keeping each question in `asked`. */
+export function answering(asked: string[], answer: ElicitResult): NonNullable<ConnectOptions['elicit']> {
+  return (message) => {
+    asked.push(message);
+    return answer;
+  };
 }
 
 /** Sends copies made through JSON, so nothing that would not survive serialization reaches the other side. */
@@ -114,13 +143,21 @@ export function sandboxEnv(sandbox: Sandbox, key = sandbox.keys.admin, extra: Re
   return { SVC_BASE_URL: sandbox.url, SVC_API_KEY: key, ...extra };
 }
 
-export async function withSandbox(options?: SandboxOptions): Promise<Sandbox> {
-  return startSandbox(options);
+/** A tool call of `client`, typed as the result a tool call gives. */
+export function caller(client: Client, onResult?: (result: CallToolResult) => void): Connection['call'] {
+  return async (name, args = {}, options) => {
+    const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+    onResult?.(result);
+    return result;
+  };
 }
 
 export function textOf(result: unknown): string {
   return ((result as CallToolResult).content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
+
+/** What a client takes for "it was sent": a result that is neither an error nor a preview. */
+export const claimsSent = (result: CallToolResult) => !result.isError && (result.structuredContent as { sent?: unknown } | undefined)?.sent !== false;
 
 export function apiRequests(sandbox: Sandbox) {
   return sandbox.requests.filter((request) => request.path.startsWith('/v2'));

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitForHealth } from './network.js';
 import { svcMcpCommand } from './built.js';
+import { caller, testClient, type ConnectOptions, type Connection } from './harness.js';
 import { ROOT } from './paths.js';
 
 export interface HttpServerProcess {
@@ -59,23 +59,17 @@ export async function startHttpServerProcess(options: { env?: Record<string, str
 
 export interface HttpConnection {
   client: Client;
+  call: Connection['call'];
   transport: StreamableHTTPClientTransport;
   close(): Promise<void>;
 }
 
 /** A real SDK client over Streamable HTTP, optionally with its own bearer key and an elicitation answerer. */
-export async function connectHttp(
-  url: string,
-  options: { key?: string; elicit?: (message: string) => ElicitResult | Promise<ElicitResult> } = {},
-): Promise<HttpConnection> {
+export async function connectHttp(url: string, options: { key?: string; elicit?: ConnectOptions['elicit'] } = {}): Promise<HttpConnection> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: options.key ? { headers: { Authorization: `Bearer ${options.key}` } } : undefined,
   });
-  const client = new Client({ name: 'svc-mcp-http-tests', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
-  if (options.elicit) {
-    const answer = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
-  }
+  const { client } = testClient(options);
   await client.connect(transport);
-  return { client, transport, close: () => client.close() };
+  return { client, call: caller(client), transport, close: () => client.close() };
 }

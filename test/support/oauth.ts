@@ -1,7 +1,10 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { caller, type Connection } from './harness.js';
 
 /**
  * The SDK client's own OAuth support, with the browser played by the test: the provider keeps what a
@@ -94,6 +97,7 @@ export async function allowOnPage(authorizationUrl: URL, key: string, options: {
 
 export interface SignedIn {
   client: Client;
+  call: Connection['call'];
   transport: StreamableHTTPClientTransport;
   oauth: TestOAuthClient;
   close(): Promise<void>;
@@ -124,7 +128,7 @@ export async function connectWithTokens(mcpUrl: string, oauth: TestOAuthClient):
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth });
   const client = new Client({ name: 'svc-mcp-oauth-tests', version: '1.0.0' });
   await client.connect(transport);
-  return { client, transport, oauth, close: () => client.close() };
+  return { client, call: caller(client), transport, oauth, close: () => client.close() };
 }
 
 /** A raw form POST to an OAuth endpoint (token, revoke), as a client's back end sends it. */
@@ -132,4 +136,12 @@ export async function postForm(url: string, fields: Record<string, string>): Pro
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** Every file under the server's state folder (SVC_STATE_DIR), where grants and spent tokens are kept. */
+export function stateFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const file = path.join(folder, name);
+    return statSync(file).isDirectory() ? stateFiles(file) : [file];
+  });
 }

@@ -4,9 +4,8 @@
  * Raw JSON is the API's own response body for a one-route tool, and the structured result for a
  * composite one (it has no single response).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { SEED, type Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, textOf, withSandbox, type Connection } from './harness.js';
+import { SEED, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { connect, sandboxEnv, textOf, type Connection } from './harness.js';
 
 interface Measured {
   tool: string;
@@ -41,14 +40,14 @@ async function rawJson(sandbox: Sandbox, request: NonNullable<(typeof MOST_USED)
 
 /** Text and raw JSON sizes of one call, as the server answers it under SVC_CONFIRM=none (no preview). */
 export async function measure(sandbox: Sandbox, connection: Connection, entry: (typeof MOST_USED)[number]): Promise<Measured> {
-  const result = (await connection.client.callTool({ name: entry.tool, arguments: entry.args })) as CallToolResult;
+  const result = await connection.call(entry.tool, entry.args);
   if (result.isError) throw new Error(`${entry.tool}: ${textOf(result)}`);
   const raw = entry.raw ? await rawJson(sandbox, entry.raw) : JSON.stringify(result.structuredContent);
   return { tool: entry.tool, text: textOf(result).length, raw: raw.length };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const sandbox = await withSandbox();
+  const sandbox = await startSandbox();
   const connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none', SVC_LOG_LEVEL: 'silent' }) });
   const rows: Measured[] = [];
   for (const entry of MOST_USED) rows.push(await measure(sandbox, connection, entry));

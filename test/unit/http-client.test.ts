@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient, type RetryPolicy } from '../../src/http/client.js';
 import { AuthenticationError, CancelledError, ConnectionError, NotAcceptableError, PermissionError, RateLimitError, TimeoutError, UpstreamServerError } from '../../src/http/errors.js';
 import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 
 const FAST_RETRY: RetryPolicy = { baseMs: 20, maxDelayMs: 80, maxRetries: 3, maxElapsedMs: 2000 };
 const logger = createLogger('silent');
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 
 function clientFor(baseUrl: string, options: { timeoutMs?: number; limit?: number } = {}) {
   const limiters = new LimiterRegistry({ budget: { limit: options.limit ?? 1000, windowMs: 1000 }, logger });
   return new ApiClient({ baseUrl, timeoutMs: options.timeoutMs ?? 2000, limiters, logger, retry: FAST_RETRY });
 }
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  sandbox.clearRequests();
-  sandbox.clearFaults();
-});
 
 const agents = { method: 'GET' as const, path: '/v2/bots/public', read: true };
 const feedback = { method: 'POST' as const, path: '/v2/hc-interactions/x/feedback/public', body: { eventId: 'e', approved: true }, read: false };

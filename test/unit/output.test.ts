@@ -1,10 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shapeResult } from '../../src/engine/output.js';
 import { describeRequest } from '../../src/engine/confirm.js';
 import { scrubSecrets } from '../../src/log.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { connect, sandboxEnv, withSandbox, type Connection } from '../support/harness.js';
+import { useServer } from '../support/fixture.js';
 import { measure, MOST_USED } from '../support/text-cost.js';
 
 const list = { items: 'rows', compact: (row: Record<string, unknown>) => ({ id: row.id }), more: 'Page with cursor.' };
@@ -78,16 +77,7 @@ describe('secrets', () => {
 
 /** Design section 13: what the text of the most used results costs against the API's raw JSON of the same data. */
 describe('text cost', () => {
-  let sandbox: Sandbox;
-  let connection: Connection;
-  beforeAll(async () => {
-    sandbox = await withSandbox();
-    connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM: 'none' }) });
-  });
-  afterAll(async () => {
-    await connection?.close();
-    await sandbox?.close();
-  });
+  const { sandbox, server: connection } = useServer({ env: { SVC_CONFIRM: 'none' } });
   it('a list_conversations page costs at most 0.5x its raw JSON, and one article at most 1.0x', async () => {
     for (const [tool, most] of [['list_conversations', 0.5], ['get_articles', 1]] as const) {
       const cost = await measure(sandbox, connection, MOST_USED.find((entry) => entry.tool === tool)!);

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, normalizeBaseUrl } from '../../src/config.js';
 import { ApiClient } from '../../src/http/client.js';
 import { NotFoundError } from '../../src/http/errors.js';
 import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { parseSandboxArgs } from '../../src/sandbox/serve.js';
 import { connect, sandboxEnv } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 
 const logger = createLogger('silent');
 const key = { SVC_API_KEY: 'svc_test' };
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
+const sandbox = useSandbox();
 
 function apiAt(baseUrl: string) {
   const limiters = new LimiterRegistry({ budget: { limit: 1000, windowMs: 1000 }, logger });
@@ -80,7 +75,7 @@ describe('a 404 from an unknown route', () => {
   it('tells the user to fix SVC_BASE_URL, where an unknown id gets "not found"', async () => {
     const server = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_BASE_URL: `${sandbox.url}/api` }) });
     try {
-      const result = await server.client.callTool({ name: 'list_agents', arguments: {} });
+      const result = await server.call('list_agents');
       expect(result.isError).toBe(true);
       expect((result.content as Array<{ text: string }>)[0].text).toMatch(/no such route \(404\).*Set SVC_BASE_URL to the API's origin/);
     } finally {

@@ -7,8 +7,8 @@ import { loadConfig } from '../../src/config.js';
 import { createMcpServer } from '../../src/engine/server.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { instrumentTransport, startTelemetry, stopTelemetry, telemetryWanted } from '../../src/telemetry.js';
+import { useSandbox } from '../support/fixture.js';
 
 const spans = new InMemorySpanExporter();
 const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -16,13 +16,12 @@ const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 });
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let runtime: Runtime;
 let client: Client;
 
 beforeAll(async () => {
   await startTelemetry({ env: {}, spanExporter: spans, metricReader: reader });
-  sandbox = await startSandbox();
   runtime = await createRuntime(loadConfig(['--base-url', sandbox.url, '--confirm', 'none'], { SVC_API_KEY: sandbox.keys.admin }), createLogger('silent'));
   const server = createMcpServer({ ...runtime, apiKey: sandbox.keys.admin });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -34,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await runtime.close();
-  await sandbox.close();
   await stopTelemetry();
 });
 

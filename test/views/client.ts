@@ -1,46 +1,26 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
-import { createLogger } from '../../src/log.js';
-import { createRuntime } from '../../src/runtime.js';
+import type { CallToolRequest, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { connect, sandboxEnv, type Connection } from '../support/harness.js';
 
-export interface ViewClient {
-  client: Client;
+/** What a host that shows views declares: the MCP Apps extension (and no elicitation). */
+export const SHOWS_VIEWS: ClientCapabilities = { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } };
+
+export interface ViewClient extends Connection {
   /** Every tools/call the client made, views' calls included, in order. */
   calls: Array<CallToolRequest['params']>;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
-  close(): Promise<void>;
 }
 
-/**
- * svc-mcp in process over the SDK's in-memory transport, with a real SDK client that declares the
- * MCP Apps extension, as a host that shows views does (and no elicitation), or without it.
- */
+/** svc-mcp in process with a real SDK client, as a host that shows views (or, `showsViews` false, one that does not). */
 export async function connectViewClient(sandbox: Sandbox, env: Record<string, string> = {}, showsViews = true): Promise<ViewClient> {
-  const config = loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_LOG_LEVEL: 'silent', ...env });
-  const runtime = await createRuntime(config, createLogger('silent'));
-  const server = createMcpServer({ ...runtime, apiKey: config.apiKey! });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'svc-mcp-view-test-host', version: '1.0.0' }, { capabilities: showsViews ? { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } : {} });
-  await client.connect(clientSide);
+  const connection = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, env), capabilities: showsViews ? SHOWS_VIEWS : {} });
   const calls: ViewClient['calls'] = [];
-  const call = async (name: string, args: Record<string, unknown>) => {
-    calls.push({ name, arguments: args });
-    return (await client.callTool({ name, arguments: args })) as CallToolResult;
-  };
   return {
-    client,
+    ...connection,
     calls,
-    call,
-    async close() {
-      await client.close();
-      await server.close();
-      await runtime.close();
+    call: (name, args = {}, options) => {
+      calls.push({ name, arguments: args });
+      return connection.call(name, args, options);
     },
   };
 }

@@ -17,13 +17,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { connectWithTokens, TestOAuthClient } from '../support/oauth.js';
 import { launchBrowser, SCREENSHOTS } from './host.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let server: HttpServerHandle;
 let mcpUrl: string;
 let browser: Browser;
@@ -38,7 +38,6 @@ let postOrigins: Array<string | undefined> = [];
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
-  sandbox = await startSandbox();
   const port = await freePort();
   const config = loadConfig(['--transport', 'http', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', `http://127.0.0.1:${port}`], {
     SVC_STATE_DIR: (stateDir = await mkdtemp(path.join(os.tmpdir(), 'svc-mcp-oauth-browser-'))),
@@ -59,7 +58,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.shutdown('test over');
   await new Promise((resolve) => clientSite?.close(resolve));
-  await sandbox?.close();
   await rm(stateDir, { recursive: true, force: true });
 });
 

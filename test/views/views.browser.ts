@@ -4,17 +4,16 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { VIEW_MIME_TYPE } from '../../src/views/index.js';
 import { MAX_VIEW_BYTES } from '../../src/views/build.js';
-import { withSandbox } from '../support/harness.js';
+import { useSandbox } from '../support/fixture.js';
 import { connectViewClient, type ViewClient } from './client.js';
 import { launchBrowser, openHostPage, SCREENSHOTS, type HostPage } from './host.js';
 
 /** Markup with an event handler: if any view parsed API text as HTML, `pwned` would be set. */
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let browser: Browser;
 let host: HostPage;
 let viewer: ViewClient;
@@ -74,7 +73,6 @@ const publishRequests = () => sandbox.requests.filter((request) => request.metho
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
-  sandbox = await withSandbox();
   // The seeded refine draft turns stale: the live article moved on after the draft was made.
   const live = workspace().articles.get(sandbox.seed.articles.returnsPolicy)!;
   live.version += 1;
@@ -86,7 +84,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await viewer?.close();
-  await sandbox?.close();
 });
 
 describe('stats view', () => {
