@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { catalog } from '../../tools/index.js';
 import { pack } from '../support/pack.js';
+import { SHOWS_VIEWS } from '../views/client.js';
 import { ROOT } from '../support/paths.js';
 
 /**
@@ -40,7 +41,8 @@ describe('MCP Bundle', () => {
       env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', ...host!.env },
       stderr: 'pipe',
     });
-    const client = new Client({ name: 'bundle-test', version: '1.0.0' });
+    // Claude Desktop declares MCP Apps, so the bundle serves its views.
+    const client = new Client({ name: 'bundle-test', version: '1.0.0' }, { capabilities: SHOWS_VIEWS });
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
