@@ -20,17 +20,29 @@ export interface BuildResult {
   metafile: Metafile;
 }
 
-export async function buildCli(outdir = path.join(ROOT, 'dist')): Promise<BuildResult> {
+export interface BundleOptions {
+  /** Output file name (without .js) by entry file. */
+  entryPoints: Record<string, string>;
+  outdir: string;
+  /** Off for profiles, so that a CPU profile names functions and modules. */
+  minify?: boolean;
+}
+
+/**
+ * The one set of esbuild settings the shipped server is built with. The bench's floors are built
+ * with it too, so a comparison is between things made the same way.
+ */
+export async function bundle({ entryPoints, outdir, minify = true }: BundleOptions): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') },
+    entryPoints,
     outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
-    minify: true,
+    minify,
     sourcemap: 'linked',
     legalComments: 'none',
     chunkNames: 'chunks/[name]-[hash]',
@@ -39,7 +51,12 @@ export async function buildCli(outdir = path.join(ROOT, 'dist')): Promise<BuildR
     // Bundled CommonJS dependencies (pino, ioredis, bottleneck) call require() for Node's own modules.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });
-  return { entry: path.join(outdir, ENTRY_NAME), metafile: result.metafile };
+  return result.metafile;
+}
+
+export async function buildCli(outdir = path.join(ROOT, 'dist'), options: { minify?: boolean } = {}): Promise<BuildResult> {
+  const metafile = await bundle({ entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') }, outdir, minify: options.minify });
+  return { entry: path.join(outdir, ENTRY_NAME), metafile };
 }
 
 /** What the package ships: the server bundle, and beside it the views it serves (dist/views). */
