@@ -39,6 +39,10 @@ const LOAD_MS = 6000;
 const DAY_MS = 86_400_000;
 const SLICE_MS = 90 * DAY_MS;
 
+/** `npm run bench -- http scale` runs those sections alone: cold, stdio, http, context, strict, scale. */
+const sections = new Set(process.argv.slice(2));
+const wanted = (section: string) => sections.size === 0 || sections.has(section);
+
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-bench-'));
 const { entry } = await buildCli();
 await bundle({ entryPoints: { minimal: path.join(ROOT, 'test/bench/minimal-server.ts') }, outdir: work });
@@ -54,11 +58,13 @@ const mb = (value: number) => `${value.toFixed(1)} MB`;
 const times = (value: number) => `${value.toFixed(2)}x`;
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
-const report: string[] = [
+/** Prints report lines as each section ends (a section takes from seconds to a few minutes). */
+const say = (...lines: string[]) => console.log(lines.join('\n'));
+say(
   `svc-mcp bench (bundle ${path.relative(ROOT, entry)}, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)} at start, ${new Date().toISOString()})`,
   `Each figure: median of ${ROUNDS} rounds (lowest-highest); ratios against the floor taken within each round. svc-mcp logs at its default level (info).`,
   '',
-];
+);
 /** Every figure's per-round values, printed at the end as JSON. */
 const figures: Record<string, number[]> = {};
 
@@ -94,12 +100,12 @@ interface StdioServer {
 type Kind = 'svc-mcp' | 'minimal';
 const KINDS: readonly Kind[] = ['minimal', 'svc-mcp'];
 
-async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<string, string>; baseUrl?: string } = {}): Promise<StdioServer> {
-  const baseUrl = options.baseUrl ?? sandbox.url;
+async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<string, string>; upstream?: Sandbox } = {}): Promise<StdioServer> {
+  const { url, keys } = options.upstream ?? sandbox;
   const env: Record<string, string> =
     kind === 'svc-mcp'
-      ? { SVC_BASE_URL: baseUrl, SVC_API_KEY: sandbox.keys.admin, SVC_RATE_LIMIT: UNLIMITED, ...options.env }
-      : { MINIMAL_BASE_URL: baseUrl, MINIMAL_API_KEY: sandbox.keys.admin };
+      ? { SVC_BASE_URL: url, SVC_API_KEY: keys.admin, SVC_RATE_LIMIT: UNLIMITED, ...options.env }
+      : { MINIMAL_BASE_URL: url, MINIMAL_API_KEY: keys.admin };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(options.probe ? PROBE : []), kind === 'svc-mcp' ? entry : MINIMAL],
@@ -135,7 +141,7 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
 
 // ---- 1. cold start ---------------------------------------------------------------------------
 
-{
+if (wanted('cold')) {
   const svc: number[] = [];
   const floor: number[] = [];
   const ratios: number[] = [];
@@ -154,14 +160,14 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
     floor.push(median(starts.minimal));
     ratios.push(svc.at(-1)! / floor.at(-1)!);
   }
-  report.push(
+  say(
     `cold start to the first tools/list (each round the median of 7 starts): svc-mcp ${figure('coldStart', svc, ms)}, minimal SDK server bundled alike ${figure('coldStartFloor', floor, ms)}: ${ratioFigure('coldStartRatio', ratios, { most: 1.0 })}`,
   );
 }
 
 // ---- 2. stdio call latency and memory --------------------------------------------------------
 
-{
+if (wanted('stdio')) {
   const pool = new Pool(new URL(sandbox.url).origin);
   const direct = async () => {
     const response = await pool.request({ method: 'GET', path: '/v2/hc-interactions/public?limit=20', headers: { authorization: `Bearer ${sandbox.keys.admin}`, accept: 'application/json' } });
@@ -224,7 +230,7 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
     lastSeries = `svc-mcp RSS ${samples['svc-mcp'].map((sample) => sample.rss.toFixed(1)).join(', ')} MB, heap ${samples['svc-mcp'].map((sample) => sample.heap.toFixed(1)).join(', ')} MB; minimal server RSS ${samples.minimal.map((sample) => sample.rss.toFixed(1)).join(', ')} MB`;
   }
   await pool.close();
-  report.push(
+  say(
     `stdio, list_conversations (limit 20), 600 calls each per round: svc-mcp p50 ${figure('stdioP50', rows.p50, ms)} p99 ${figure('stdioP99', rows.p99, ms)}; minimal forwarding server p50 ${figure('stdioP50Floor', rows.p50Floor, ms)} p99 ${figure('stdioP99Floor', rows.p99Floor, ms)}`,
     `  p50 ${ratioFigure('stdioP50Ratio', rows.p50Ratio, { most: 1.25 })}; p99 ${figure('stdioP99Ratio', rows.p99Ratio, times)}; direct undici, for reference, p50 ${figure('directP50', rows.p50Direct, ms)}`,
     `RSS after GC: svc-mcp ${figure('rssStart', rows.rssStart, mb)} after tools/list, ${figure('rss2000', rows.rss2000, mb)} after 2,000 calls; minimal server ${figure('rssStartFloor', rows.rssStartFloor, mb)} and ${figure('rss2000Floor', rows.rss2000Floor, mb)}: svc-mcp above it by ${figure('rssOverFloor', rows.rssOver, mb)} (target <= 15 MB: ${verdict(median(rows.rssOver) <= 15)})`,
@@ -235,7 +241,7 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
 
 // ---- 3. Streamable HTTP: one client, then 50 -------------------------------------------------
 
-{
+if (wanted('http')) {
   const http: Record<Kind, HttpServerProcess> = {
     'svc-mcp': await startHttpProcess(entry, (port) => ['--transport', 'http', '--http-port', String(port)], {
       SVC_BASE_URL: sandbox.url,
@@ -264,7 +270,7 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
     sandbox.clearRequests();
   }
   for (const kind of KINDS) await single[kind].close();
-  report.push(
+  say(
     `Streamable HTTP, one client, 300 calls each per round: svc-mcp p50 ${figure('httpP50', one.p50, ms)}, minimal HTTP forwarding server p50 ${figure('httpP50Floor', one.p50Floor, ms)}: ${ratioFigure('httpP50Ratio', one.ratio, { most: 1.15 })}`,
   );
 
@@ -287,7 +293,7 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
   const p50 = per((round) => at(round, 50));
   const p99 = per((round) => at(round, 99));
   const errors = [...rounds['svc-mcp'], ...rounds.minimal].reduce((sum, round) => sum + round.errors, 0);
-  report.push(
+  say(
     `Streamable HTTP, ${CLIENTS} clients at once (each an SDK Client on its own session, calling in a loop; ${LOAD_MS / 1000} s per server per round, alternating; ${errors} errors):`,
     `  calls per second: svc-mcp ${figure('loadRate', rate.svc, (value) => value.toFixed(0))}, floor ${figure('loadRateFloor', rate.floor, (value) => value.toFixed(0))}: ${ratioFigure('loadRateRatio', rate.ratio, { least: 0.9 })}`,
     `  CPU per call (server process, /proc user+system): svc-mcp ${figure('loadCpu', cpu.svc, ms)}, floor ${figure('loadCpuFloor', cpu.floor, ms)}: ${ratioFigure('loadCpuRatio', cpu.ratio, { most: 1.25 })}`,
@@ -300,14 +306,16 @@ async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<s
 
 // ---- 4. context cost and views ---------------------------------------------------------------
 
-report.push(...contextCostReport());
-for (const { name, bytes } of await viewSizes()) {
-  report.push(`view ${name}: ${(bytes / 1024).toFixed(0)} KB (limit ${MAX_VIEW_BYTES / 1024} KB: ${verdict(bytes <= MAX_VIEW_BYTES)})`);
+if (wanted('context')) {
+  say(...contextCostReport());
+  for (const { name, bytes } of await viewSizes()) {
+    say(`view ${name}: ${(bytes / 1024).toFixed(0)} KB (limit ${MAX_VIEW_BYTES / 1024} KB: ${verdict(bytes <= MAX_VIEW_BYTES)})`);
+  }
 }
 
 // ---- 5. 429s and throughput against a strict sliding-window limit upstream --------------------
 
-{
+if (wanted('strict')) {
   const rejected: number[] = [];
   const shares: number[] = [];
   const burst = STRICT.limit * 4;
@@ -326,7 +334,7 @@ for (const { name, bytes } of await viewSizes()) {
     await strict.close();
   }
   sandbox.setRateLimit(1_000_000, 60_000);
-  report.push(
+  say(
     `strict limit ${STRICT.limit} per ${STRICT.windowMs / 1000} s upstream, ${burst} concurrent list_agents calls per round: upstream 429s ${figure('strict429', rejected, String)} (target 0: ${verdict(Math.max(...rejected) === 0)}); sustained starts ${figure('strictThroughput', shares, (value) => `${value.toFixed(1)} %`)} of the budget's rate (target >= 90 %: ${verdict(median(shares) >= 90)})`,
   );
 }
@@ -354,7 +362,7 @@ function requestFloor(scaled: Sandbox, since: number, until: number): number {
   return requests;
 }
 
-{
+if (wanted('scale')) {
   interface ScaleRow {
     ratio: number[];
     perConversation: number[];
@@ -367,7 +375,7 @@ function requestFloor(scaled: Sandbox, since: number, until: number): number {
     const scaled = await startSandbox({ conversations, rateLimit: 'off' });
     const row: ScaleRow = (scale[conversations] = { ratio: [], perConversation: [], peak: [], requests: [], floor: 0 });
     for (let round = 0; round < ROUNDS; round++) {
-      const server = await startStdio('svc-mcp', { baseUrl: scaled.url });
+      const server = await startStdio('svc-mcp', { upstream: scaled });
       scaled.clearRequests();
       const started = performance.now();
       const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since: '365d' } }, undefined, { timeout: 600_000, resetTimeoutOnProgress: true })) as CallToolResult;
@@ -388,7 +396,7 @@ function requestFloor(scaled: Sandbox, since: number, until: number): number {
   const us = (value: number) => `${value.toFixed(1)} us`;
   const timeRatio = large.perConversation.map((value, index) => value / small.perConversation[index]);
   const growth = large.peak.map((value, index) => value - small.peak[index]);
-  report.push(
+  say(
     'conversation_stats over 365 days (svc-mcp over stdio, its rate limit lifted; the sandbox generates the conversations, throttle off; a fresh process per round):',
     ...[10_000, 100_000].map(
       (n) =>
@@ -399,5 +407,4 @@ function requestFloor(scaled: Sandbox, since: number, until: number): number {
 }
 
 rmSync(work, { recursive: true, force: true });
-console.log(report.join('\n'));
 console.log(`\nfigures ${JSON.stringify(Object.fromEntries(Object.entries(figures).map(([key, values]) => [key, values.map((value) => Number(value.toFixed(3)))])))}`);

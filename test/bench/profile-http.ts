@@ -89,7 +89,7 @@ function summarise(label: string, profile: Profile, calls: number): void {
       .sort((a, b) => b[1] - a[1])
       .slice(0, count)
       .map(([name, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${(us / calls).toFixed(1).padStart(7)} us/call  ${name}`);
-  console.log(`\n${label}: ${(total / 1e6).toFixed(2)} s on CPU in the profile (idle ${(idle / 1e6).toFixed(2)} s), ${(total / calls).toFixed(0)} us per call`);
+  console.log(`\n${label}: ${(total / 1e6).toFixed(2)} s on CPU in the profile (idle ${(idle / 1e6).toFixed(2)} s) over ${calls} calls, ${(total / calls).toFixed(0)} us per call`);
   console.log('by module:');
   console.log(top(byModule, 25).join('\n'));
   console.log('by function:');
