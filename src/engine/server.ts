@@ -1,7 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { hashKey } from '../http/limiter.js';
 import { holdLiveKey, type Logger } from '../log.js';
 import type { ToolDefinition } from './define.js';
@@ -15,6 +13,7 @@ import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReas
 import { runTool } from './pipeline.js';
 import { keyRedaction, redactSecrets, type Redaction } from './secrets.js';
 import { registerPrompts } from './prompts.js';
+import { validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Extra, type Session } from './types.js';
@@ -97,16 +96,6 @@ export function createMcpServer(options: EngineOptions): McpServer {
 }
 
 /**
- * The SDK's checker of elicitation answers, built for the first answer to check rather than with
- * every server: building it (Ajv and its formats) took about 5 ms of a cold start and 1.6 ms of
- * every HTTP session, and most sessions never elicit. One per session, as the SDK's own default.
- */
-function validatorOnFirstUse(): jsonSchemaValidator {
-  let validator: AjvJsonSchemaValidator | undefined;
-  return { getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema) };
-}
-
-/**
  * Arguments are checked as they arrived, before the SDK's own tools/call schema (zod 4 records)
  * parses them: that parse copies each field into a new object, so a `"__proto__"` field (an own
  * key after JSON.parse) becomes the copy's prototype, invisible to every later check and read
@@ -133,21 +122,4 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
       withoutStackTraces(() => deliver?.(message, extra));
     };
   };
-}
-
-/**
- * Runs the SDK's synchronous handling of an incoming message with stack traces off. The SDK tells
- * what a message is by schema parses meant to fail (is it a response? an error response? an
- * initialize?), and zod builds an Error for each failure, two to four per call, whose stack nobody
- * reads: capturing those stacks took about 5 % of the server's CPU per call. Request handlers, this
- * server's code included, run later in their own microtasks, with stack traces as configured.
- */
-export function withoutStackTraces<T>(run: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return run();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
 }

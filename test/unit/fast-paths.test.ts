@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Envelope, shapeResult } from '../../src/engine/output.js';
-import { withoutStackTraces } from '../../src/engine/server.js';
+import { withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
