@@ -55,10 +55,52 @@ export function createLogger(level: string, format: LogFormat = 'json', destinat
     {
       level,
       base: { service: 'svc-mcp' },
-      redact: { paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' },
+      formatters: { log: (record) => censorFields(record, true) },
+      serializers: { err: (error: unknown) => censorPaths(pino.stdSerializers.err(error as Error)) },
     },
     scrubbed,
   );
+}
+
+const CENSOR = '[redacted]';
+/** Field names whose values no log line shows. */
+const CENSORED = ['apiKey', 'authorization'];
+
+/**
+ * What pino's `redact` with the paths `apiKey`, `authorization`, `headers.authorization` and each
+ * of them under any top-level field (`*.apiKey`, ...) would write, at a fraction of its cost: pino
+ * runs the redactor of a wildcard path over every field of every line (two lines per call), while
+ * the usual line holds no such field and is returned as it is, uncopied. The error key is
+ * censored after its serializer, as pino's redaction would see it.
+ */
+function censorFields(record: Record<string, unknown>, topLevel: boolean): Record<string, unknown> {
+  let copy = censorPaths(record, topLevel);
+  if (!topLevel) return copy;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (key === 'err' || CENSORED.includes(key) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const censored = censorPaths(value as Record<string, unknown>);
+    if (censored !== value) {
+      if (copy === record) copy = { ...record };
+      copy[key] = censored;
+    }
+  }
+  return copy;
+}
+
+/** The paths censored in one object; the same object when none is there. At the top level a field left undefined is not written, so it is not censored either. */
+function censorPaths<T>(value: T, topLevel = false): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const name of CENSORED) {
+    if (Object.hasOwn(record, name) && !(topLevel && record[name] === undefined)) (copy ??= { ...record })[name] = CENSOR;
+  }
+  const headers = record.headers;
+  if (headers !== null && typeof headers === 'object' && !Array.isArray(headers) && Object.hasOwn(headers, 'authorization')) {
+    (copy ??= { ...record }).headers = { ...headers, authorization: CENSOR };
+  }
+  return (copy ?? record) as T;
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

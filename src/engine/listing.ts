@@ -4,7 +4,7 @@ import { needsConfirmation } from './confirm.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import { gatewayListing } from './gateway.js';
 import { VIEWS } from './output.js';
-import { jsonSchemaOf } from './schema.js';
+import { toolSchemas } from './schema.js';
 import type { Session } from './types.js';
 import { viewUri } from '../views/index.js';
 
@@ -107,7 +107,8 @@ export function toolListEntry(tool: ToolDefinition, config: Pick<Config, 'confir
 }
 
 function buildListEntry(tool: ToolDefinition, confirmByToken: boolean, showsViews: boolean): Tool {
-  const inputSchema = compactSchema(jsonSchemaOf(tool.input, 'input'));
+  const schemas = toolSchemas(tool);
+  const inputSchema = compactSchema(schemas.input);
   inputSchema.type = 'object';
   inputSchema.properties = { ...inputSchema.properties };
   if (tool.list) {
@@ -122,7 +123,7 @@ function buildListEntry(tool: ToolDefinition, confirmByToken: boolean, showsView
     title: tool.title,
     description: tool.description,
     inputSchema: inputSchema as Tool['inputSchema'],
-    ...(tool.output && !confirmByToken ? { outputSchema: jsonSchemaOf(tool.output, 'output') as Tool['outputSchema'] } : {}),
+    ...(schemas.output && !confirmByToken ? { outputSchema: schemas.output as Tool['outputSchema'] } : {}),
     annotations: annotationsOf(tool),
     ...(tool.taskSupport ? { execution: { taskSupport: tool.taskSupport } } : {}),
     // _meta is not shown to the model; the legacy key serves hosts that predate `ui.resourceUri`.

@@ -99,7 +99,7 @@ function deeperThan(value: unknown, levels: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (levels === 0) return true;
   if (Array.isArray(value)) {
-    for (const item of value) if (deeperThan(item, levels - 1)) return true;
+    for (let index = 0; index < value.length; index++) if (deeperThan(value[index], levels - 1)) return true;
     return false;
   }
   for (const key in value) if (deeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
@@ -112,7 +112,7 @@ function deeperThan(value: unknown, levels: number): boolean {
  * note says how many and how to get them), then long strings are cut, then wide values keep
  * their first entries, and last the text itself is cut.
  */
-function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, notes: string[]): { value: unknown; body: string; json: string } {
+function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, notes: string[]): { value: unknown; body: Body; json: string } {
   const cap = options.capChars;
   const measure = (candidate: unknown) => {
     const body = renderer.body(candidate);
@@ -193,6 +193,7 @@ const EARLIEST_SHOWN_TIME_MS = 946_684_800_000;
 /** 9999-12-31T23:59:59.999Z: later years have a longer, signed form that the fast path does not build. */
 const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, '0'));
 
 /**
  * Characters that could end a line, fake one, or make text look other than it is: C0 and C1
@@ -206,6 +207,21 @@ const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const UNSAFE_IN_LINES = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 /** Text that needs `oneLine`'s work: an unsafe character or something like an envelope tag. */
 const NEEDS_CLEANING = new RegExp(`${UNSAFE.source}|untrusted-data-`, 'u');
+const TAG_PREFIX = 'untrusted-data-';
+
+/**
+ * Whether text needs `oneLine`'s work. Printable ASCII holds no unsafe character, so for such text
+ * (most ids, times and words) only the tag prefix is looked for; any other character sends the
+ * text to the exact pattern. The loop is several times cheaper than the pattern per string, and a
+ * result has hundreds of them. A test checks every character below U+10000 against UNSAFE.
+ */
+function needsCleaning(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e) return NEEDS_CLEANING.test(text);
+  }
+  return text.includes(TAG_PREFIX);
+}
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** A character as its escape; one beyond U+FFFF (a tag character) as its two UTF-16 units, the form JSON also reads. */
@@ -261,11 +277,36 @@ export class Envelope {
   }
 
   oneLine(text: string): string {
-    if (!NEEDS_CLEANING.test(text)) return text;
+    if (!needsCleaning(text)) return text;
     let clean = text;
     while (clean.includes(this.tag)) clean = clean.replaceAll(this.tag, '');
     return clean.replace(UNSAFE, escaped);
   }
+}
+
+/**
+ * What rendering works out once per process rather than per result, as every result of a list
+ * repeats it: field names that need no escaping (with their prefixes by depth), and the date part
+ * of times by day number (`Date#toISOString` costs thousands of instructions). The API chooses
+ * field names, so each cache is emptied when it reaches MAX_CACHED entries.
+ */
+const PLAIN_NAMES = new Map<string, FieldName>();
+const DAYS = new Map<number, string>();
+const MAX_CACHED = 1000;
+
+/** The body of a text result as its lines, and the length of their text joined by line feeds. */
+interface Body {
+  lines: string[];
+  length: number;
+}
+
+/** A field name as text shows it, whether it is third-party text, and whether its numbers are times (TIME_KEY). */
+interface FieldName {
+  shown: string;
+  text: boolean;
+  time: boolean;
+  /** `<indent>name: ` by depth, built on first use: a list repeats each name on every item, and one concatenation per line is cheaper than three. */
+  prefixes: string[];
 }
 
 /**
@@ -278,19 +319,18 @@ export class Envelope {
  */
 class Renderer {
   private readonly envelope = new Envelope();
-  /** Field names as shown, escaped once, and whether each is third-party text: list items repeat the same few. */
-  private readonly names = new Map<string, { shown: string; text: boolean }>();
-  /** `YYYY-MM-DDT` by day number since the epoch. */
-  private readonly days = new Map<number, string>();
+  /** Field names that needed escaping, as shown in this result (the envelope's tag is this result's): list items repeat the same few. */
+  private readonly names = new Map<string, FieldName>();
   /** Whether the record being rendered holds third-party text, so it needs the envelope. */
   private holdsText = false;
 
   constructor(private readonly options: ShapeOptions) {}
 
-  body(value: unknown): string {
+  body(value: unknown): Body {
     if (this.options.text) {
       try {
-        return this.options.text(value, this.envelope.quote);
+        const text = this.options.text(value, this.envelope.quote);
+        return { lines: [text], length: text.length };
       } catch {
         // A value the cap cut down no longer has the shape the tool's own rendering reads: the outline shows any shape.
       }
@@ -306,14 +346,17 @@ class Renderer {
       if (items.length === 0) lines.push('(none)');
       for (const item of items) this.record(lines, item);
     }
-    return lines.join('\n');
+    let length = Math.max(0, lines.length - 1);
+    for (const line of lines) length += line.length;
+    return { lines, length };
   }
 
-  finish(body: string, notes: string[]): string {
+  /** The text: heading, notice, body and notes joined once (the body is the larger part by far, and copying it twice showed in every call's cost). */
+  finish(body: Body, notes: string[]): string {
     const lines: string[] = this.options.heading ? [this.options.heading] : [];
     if (this.envelope.used) lines.push(this.envelope.notice);
-    if (body) lines.push(body);
-    lines.push(...notes.map((note) => `Note: ${note}`));
+    if (body.length > 0) for (const line of body.lines) lines.push(line);
+    for (const note of notes) lines.push(`Note: ${note}`);
     return lines.join('\n');
   }
 
@@ -332,7 +375,7 @@ class Renderer {
   }
 
   /** A YAML-like outline, line by line: fewer tokens than JSON and easy to read; empty values are left out. */
-  private outline(lines: string[], value: unknown, indent: number, key?: string): void {
+  private outline(lines: string[], value: unknown, indent: number, key?: FieldName): void {
     const pad = PADS[indent] ?? '  '.repeat(indent);
     if (Array.isArray(value)) {
       if (value.length === 0) lines.push(`${pad}(none)`);
@@ -348,17 +391,17 @@ class Renderer {
       for (const rawName in value) {
         const item = value[rawName];
         if (item === null || item === undefined || (Array.isArray(item) && item.length === 0) || isEmptyRecord(item)) continue;
-        let name = this.names.get(rawName);
-        if (name === undefined) this.names.set(rawName, (name = { shown: this.envelope.oneLine(rawName), text: !PLAIN_VALUE.test(rawName) }));
+        const name = this.fieldName(rawName);
         if (name.text) this.holdsText = true;
+        const prefix = (name.prefixes[indent] ??= `${pad}${name.shown}: `);
         if (Array.isArray(item) && item.every((element) => !isRecord(element) && !Array.isArray(element))) {
-          lines.push(`${pad}${name.shown}: ${item.map((element) => this.scalar(element, rawName)).join(', ')}`);
+          lines.push(prefix + item.map((element) => this.scalar(element, name)).join(', '));
         } else if (Array.isArray(item) || isRecord(item)) {
           lines.push(`${pad}${name.shown}:`);
           // A list's dashes sit under its name, as YAML allows: two spaces less on every line of it.
-          this.outline(lines, item, Array.isArray(item) ? indent : indent + 1, rawName);
+          this.outline(lines, item, Array.isArray(item) ? indent : indent + 1, name);
         } else {
-          lines.push(`${pad}${name.shown}: ${this.scalar(item, rawName)}`);
+          lines.push(prefix + this.scalar(item, name));
         }
       }
       return;
@@ -366,8 +409,22 @@ class Renderer {
     lines.push(`${pad}${this.scalar(value, key)}`);
   }
 
-  private scalar(value: unknown, key: string | undefined): string {
-    if (typeof value === 'number' && key && TIME_KEY.test(key) && value >= EARLIEST_SHOWN_TIME_MS) return this.time(value);
+  private fieldName(rawName: string): FieldName {
+    let name = PLAIN_NAMES.get(rawName) ?? this.names.get(rawName);
+    if (name !== undefined) return name;
+    const plain = !needsCleaning(rawName);
+    name = { shown: plain ? rawName : this.envelope.oneLine(rawName), text: !PLAIN_VALUE.test(rawName), time: TIME_KEY.test(rawName), prefixes: [] };
+    if (!plain) {
+      this.names.set(rawName, name);
+    } else {
+      if (PLAIN_NAMES.size >= MAX_CACHED) PLAIN_NAMES.clear();
+      PLAIN_NAMES.set(rawName, name);
+    }
+    return name;
+  }
+
+  private scalar(value: unknown, key: FieldName | undefined): string {
+    if (typeof value === 'number' && key?.time && value >= EARLIEST_SHOWN_TIME_MS) return this.time(value);
     if (typeof value !== 'string') return String(value);
     if (!this.holdsText && !PLAIN_VALUE.test(value)) this.holdsText = true;
     return this.envelope.oneLine(value);
@@ -385,13 +442,16 @@ class Renderer {
     }
     const whole = Math.trunc(ms);
     const day = Math.floor(whole / DAY_MS);
-    let date = this.days.get(day);
-    if (date === undefined) this.days.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 11)));
+    let date = DAYS.get(day);
+    if (date === undefined) {
+      if (DAYS.size >= MAX_CACHED) DAYS.clear();
+      DAYS.set(day, (date = new Date(day * DAY_MS).toISOString().slice(0, 11)));
+    }
     const sinceMidnight = whole - day * DAY_MS;
     const seconds = Math.floor(sinceMidnight / 1000);
     const hours = Math.floor(seconds / 3600);
     const minutes = Math.floor(seconds / 60) % 60;
-    return `${date}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds % 60]}.${String(sinceMidnight % 1000).padStart(3, '0')}Z`;
+    return `${date}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[sinceMidnight % 1000]}Z`;
   }
 
 }

@@ -202,8 +202,9 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
-/** A `{hide: true}` value somewhere in serialised JSON. */
+/** A `{hide: true}` value somewhere in serialised JSON; the pattern runs only where the literal part is (a plain search is several times faster). */
 const HIDDEN_VALUE = /"hide":\s*true/;
+const HIDDEN_MARK = '"hide":';
 
 /**
  * One pass over a whole tool result (text parts, structured content, field names alike): every
@@ -216,7 +217,7 @@ export function redactSecrets(result: CallToolResult, redactions: readonly Redac
   // parts as they are, the rest as JSON (the structured part's JSON is the one the cap already made).
   const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const serialised = [structuredJsonOf(result), ...(result.content.length > texts.length ? [JSON.stringify(result.content.filter((part) => part.type !== 'text'))] : [])];
-  const hidden = options.hiddenValues && serialised.some((json) => HIDDEN_VALUE.test(json));
+  const hidden = options.hiddenValues && serialised.some((json) => json.includes(HIDDEN_MARK) && HIDDEN_VALUE.test(json));
   const found = redactions.filter((redaction) => [...texts, ...serialised].some((text) => redaction.appears(text)));
   if (!hidden && found.length === 0) return result;
   const mask = (text: string) => found.reduce((masked, redaction) => redaction.redact(masked), text);

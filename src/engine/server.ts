@@ -13,6 +13,7 @@ import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReas
 import { runTool } from './pipeline.js';
 import { keyRedaction, redactSecrets, type Redaction } from './secrets.js';
 import { registerPrompts } from './prompts.js';
+import { validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Extra, type Session } from './types.js';
@@ -37,6 +38,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
       },
       taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
       instructions: surface.instructions,
+      jsonSchemaValidator: validatorOnFirstUse(),
     },
   );
   const session: Session = {
@@ -117,7 +119,7 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
         void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
         return;
       }
-      deliver?.(message, extra);
+      withoutStackTraces(() => deliver?.(message, extra));
     };
   };
 }

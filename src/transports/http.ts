@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../config.js';
+import { withoutStackTraces } from '../engine/sdk-costs.js';
 import { createMcpServer } from '../engine/server.js';
 import { SERVER_VERSION } from '../engine/types.js';
 import type { OAuthGate } from '../oauth/index.js';
@@ -210,7 +211,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     });
     await server.connect(transport);
     instrumentTransport(transport, 'tcp');
-    await transport.handleRequest(req, res, body);
+    await withoutStackTraces(() => transport.handleRequest(req, res, body));
   };
 
   const serveSession = async (req: IncomingMessage, res: ServerResponse, { keyHash, readOnly }: Credentials, sessionId: string, body: unknown, log: Record<string, unknown>): Promise<void> => {
@@ -228,7 +229,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       // The client went away before its answers were written: its calls stop, as on cancellation.
       if (!res.writableFinished) for (const id of ids) cancelCall(session.transport, id);
     });
-    await session.transport.handleRequest(req, res, body);
+    await withoutStackTraces(() => session.transport.handleRequest(req, res, body));
   };
 
   const openSession = async (req: IncomingMessage, res: ServerResponse, { key, keyHash, readOnly }: Credentials, body: unknown, log: Record<string, unknown>): Promise<void> => {

@@ -1,5 +1,5 @@
 /**
- * `npx tsx test/bench/sandbox-scale.ts [N ...]`: the sandbox at scale (`--sandbox-conversations`).
+ * `npm run bench:sandbox -- [N ...]`: the sandbox at scale (`--sandbox-conversations`).
  * Each N runs in a fresh process (so memory is its own), started with --expose-gc:
  *
  * - start: time of startSandbox({ conversations: N }) (seed + generation), and heap and RSS after

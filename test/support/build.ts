@@ -9,7 +9,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { toolSchemasOf } from '../../src/engine/schema.js';
 import { writeViews } from '../../src/views/build.js';
+import { catalog } from '../../tools/index.js';
 import { ROOT } from './paths.js';
 
 export const ENTRY_NAME = 'svc-mcp.js';
@@ -20,26 +22,49 @@ export interface BuildResult {
   metafile: Metafile;
 }
 
-export async function buildCli(outdir = path.join(ROOT, 'dist')): Promise<BuildResult> {
+export interface BundleOptions {
+  /** Output file name (without .js) by entry file. */
+  entryPoints: Record<string, string>;
+  outdir: string;
+  /** Off for profiles, so that a CPU profile names functions and modules. */
+  minify?: boolean;
+  /** Identifiers replaced by constant expressions (esbuild `define`). */
+  define?: Record<string, string>;
+}
+
+/**
+ * The one set of esbuild settings the shipped server is built with. The bench's floors are built
+ * with it too, so a comparison is between things made the same way.
+ */
+export async function bundle({ entryPoints, outdir, minify = true, define }: BundleOptions): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') },
+    entryPoints,
     outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20.19',
-    minify: true,
+    minify,
     sourcemap: 'linked',
     legalComments: 'none',
     chunkNames: 'chunks/[name]-[hash]',
     metafile: true,
     logLevel: 'warning',
+    define,
     // Bundled CommonJS dependencies (pino, ioredis, bottleneck) call require() for Node's own modules.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });
-  return { entry: path.join(outdir, ENTRY_NAME), metafile: result.metafile };
+  return result.metafile;
+}
+
+export async function buildCli(outdir = path.join(ROOT, 'dist'), options: { minify?: boolean } = {}): Promise<BuildResult> {
+  // The catalog's JSON Schemas, converted here rather than at every start (src/engine/schema.ts).
+  const schemas = Object.fromEntries(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, toolSchemasOf(tool)]));
+  const define = { PREBUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) };
+  const metafile = await bundle({ entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') }, outdir, minify: options.minify, define });
+  return { entry: path.join(outdir, ENTRY_NAME), metafile };
 }
 
 /** What the package ships: the server bundle, and beside it the views it serves (dist/views). */

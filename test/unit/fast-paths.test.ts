@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { Envelope, shapeResult } from '../../src/engine/output.js';
+import { withoutStackTraces } from '../../src/engine/sdk-costs.js';
+
+/** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
+const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+describe('fast paths of the call path', () => {
+  it('one-line text skips the Unicode pattern only for characters that cannot be unsafe: every character below U+10000', () => {
+    const envelope = new Envelope();
+    const missed: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const text = `a${String.fromCharCode(code)}b`;
+      if ((envelope.oneLine(text) !== text) !== UNSAFE.test(text)) missed.push(code.toString(16));
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('field names and days cached across results render as in a fresh process', () => {
+    const day = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+    const render = (data: unknown) => JSON.stringify(shapeResult(data, { view: 'full', capChars: 100_000 }).content[0]);
+    const first = render({ createdAt: day, 'odd name': 'x', plain: 'y' });
+    expect(first).toContain('createdAt: 2026-01-02T03:04:05.006Z');
+    expect(render({ createdAt: day + 86_400_000, plain: 'y' })).toContain('createdAt: 2026-01-03T03:04:05.006Z');
+    expect(render({ plain: { createdAt: day } })).toContain('"plain:\\n  createdAt: 2026-01-02T03:04:05.006Z"');
+  });
+
+  it('runs the SDK message handling without stack traces and restores them, even when it throws', () => {
+    const limit = Error.stackTraceLimit;
+    expect(withoutStackTraces(() => new Error('x').stack)).toBe('Error: x');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(() =>
+      withoutStackTraces(() => {
+        throw new Error('y');
+      }),
+    ).toThrow('y');
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+});
