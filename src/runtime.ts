@@ -8,7 +8,7 @@ import { ApiClient } from './http/client.js';
 import { LimiterRegistry } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { stopTelemetry } from './telemetry.js';
-import { RunningTasks } from './engine/tasks.js';
+import { RunningTasks } from './engine/running-tasks.js';
 import { FileStateStore } from './state/file-store.js';
 import { MemoryStateStore, type StateStore } from './state/store.js';
 import type { Sandbox } from './sandbox/index.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { HttpMethod } from '../http/client.js';
+import type { HttpMethod } from '../http/method.js';
 import type { Config } from '../config.js';
 import type { ViewName } from '../views/index.js';
 

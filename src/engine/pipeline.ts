@@ -8,7 +8,8 @@ import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFie
 import { shapeResult, VIEWS, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
 import { redactSecrets, secretRedaction, secretsIn } from './secrets.js';
-import { SERVER_NAME, type ToolRun } from './types.js';
+import { SERVER_NAME } from '../meta.js';
+import type { ToolRun } from './types.js';
 
 const ENGINE_FIELDS = ['view', 'confirm'];
 

@@ -16,7 +16,8 @@ import { registerPrompts } from './prompts.js';
 import { validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
-import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Extra, type Session } from './types.js';
+import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
+import type { EngineOptions, Execute, Extra, Session } from './types.js';
 
 /**
  * One MCP server per session (stdio: per process). Tools are served through raw `tools/list` and

@@ -8,13 +8,7 @@ import type { Logger } from '../log.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
 import type { Redaction } from './secrets.js';
-import type { RunningTasks } from './tasks.js';
-
-import packageJson from '../../package.json' with { type: 'json' };
-
-export const SERVER_NAME = packageJson.name;
-/** The one place the version lives is package.json; the manifest copies it when regenerated. */
-export const SERVER_VERSION = packageJson.version;
+import type { RunningTasks } from './running-tasks.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -13,9 +13,9 @@ import {
   type RedactedRequest,
 } from './errors.js';
 import type { LimiterRegistry } from './limiter.js';
+import type { HttpMethod } from './method.js';
 import { traceUpstream } from '../telemetry.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
 
 export interface ApiRequest {
