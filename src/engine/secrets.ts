@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TextRedactor } from '../log.js';
-import { isRecord, structuredJsonOf } from './output.js';
+import { isRecord } from '../json.js';
+import { structuredJsonOf } from './output.js';
 
 const MASK = '********';
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;

@@ -1,13 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { hashKey } from '../http/limiter.js';
+import { hashKey } from '../key-hash.js';
 import { holdLiveKey, type Logger } from '../log.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { textError, validationResult } from './errors.js';
 import { argumentProblems } from './inputs.js';
-import { isRecord } from './output.js';
+import { isRecord } from '../json.js';
 import { sessionElicits } from './confirm.js';
 import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';

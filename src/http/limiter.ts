@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { RateLimit, RateScope } from '../config.js';
+import { hashKey } from '../key-hash.js';
 
 /** What the HTTP core needs from a key's budget. */
 export interface KeyLimiter {
@@ -141,23 +141,6 @@ function marginFor(windowMs: number): number {
 
 export function holdFor(budget: RateLimit): number {
   return budget.windowMs + marginFor(budget.windowMs);
-}
-
-/**
- * Hashes of the keys seen last: every HTTP request names its key's hash (credentials, log lines),
- * and a hash costs a few microseconds and several objects, the memo one lookup. Bounded like the
- * key redactions (secrets.ts), so a stream of made-up keys cannot grow it.
- */
-const recentHashes = new Map<string, string>();
-const RECENT_HASHES = 64;
-
-export function hashKey(apiKey: string): string {
-  let hash = recentHashes.get(apiKey);
-  if (hash !== undefined) return hash;
-  hash = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
-  recentHashes.set(apiKey, hash);
-  if (recentHashes.size > RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value!);
-  return hash;
 }
 
 /** Budgets held beyond this process, so that a fleet's nodes share them (Redis: src/fleet/redis-budgets.ts). */
