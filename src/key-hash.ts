@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * Hashes of the keys seen last: every HTTP request names its key's hash (credentials, log lines),
  * and a hash costs a few microseconds and several objects, the memo one lookup. Bounded like the
- * key redactions (secrets.ts), so a stream of made-up keys cannot grow it.
+ * key redactions (redaction.ts), so a stream of made-up keys cannot grow it.
  */
 const recentHashes = new Map<string, string>();
 const RECENT_HASHES = 64;

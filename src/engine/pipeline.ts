@@ -7,7 +7,8 @@ import { errorResult, sentResult, validationResult, type ErrorSetting } from './
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { shapeResult, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
-import { redactSecrets, secretRedaction, secretsIn } from './secrets.js';
+import { secretRedaction } from '../redaction.js';
+import { redactResult, secretsIn } from './secrets.js';
 import { SERVER_NAME } from '../meta.js';
 import type { ToolRun } from './types.js';
 
@@ -23,7 +24,7 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const checked = checkedArguments(run.tool, run.rawArgs);
   const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  const result = redactSecrets(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
+  const result = redactResult(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }

@@ -7,7 +7,7 @@ import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
-import type { Redaction } from './secrets.js';
+import type { Redaction } from '../redaction.js';
 import type { RunningTasks } from './running-tasks.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
