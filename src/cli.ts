@@ -2,7 +2,7 @@
 import { ConfigError, helpText, loadConfig, requestedTransport } from './config.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
-import { SERVER_VERSION } from './engine/types.js';
+import { SERVER_VERSION } from './meta.js';
 import { startTelemetry } from './telemetry.js';
 import { serveStdio } from './transports/stdio.js';
 

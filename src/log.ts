@@ -1,104 +1,66 @@
 import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat } from './config.js';
+import { redactLiveKeys } from './live-keys.js';
 
 export type { Logger };
 
 /**
- * A workspace key in any form it may travel in: `svc_` or URL-encoded `svc%5F`, in any case. An
- * upper-cased one is told apart from this program's own setting names (SVC_API_KEY) by a digit.
- */
-const API_KEY_PATTERN = /svc(?:_|%5[fF])[A-Za-z0-9_\-%]{4,}|(?<![A-Za-z0-9])SVC(?:_|%5F)(?=[A-Z_\-%]*\d)[A-Z0-9_\-%]{4,}/g;
-
-/** Masks one secret, in every form it knows, in a text. */
-export interface TextRedactor {
-  redact(text: string): string;
-}
-
-/**
- * The API keys of the sessions open in this process (the configured one over stdio, each HTTP
- * session's own), with how many sessions hold each: a log line cannot know which session wrote it,
- * so every line is scrubbed of every live key in all its forms, not only of what looks like one.
- */
-const liveKeys = new Map<string, { redactor: TextRedactor; sessions: number }>();
-
-/** Registers a session's key; the returned function, called once when the session ends, forgets it with its last session. */
-export function holdLiveKey(apiKey: string, redactor: TextRedactor): () => void {
-  const held = liveKeys.get(apiKey) ?? { redactor, sessions: 0 };
-  held.sessions++;
-  liveKeys.set(apiKey, held);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--held.sessions === 0) liveKeys.delete(apiKey);
-  };
-}
-
-/** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
-export function scrubSecrets(text: string): string {
-  // The live keys first, in every form: the shape pattern would mask only a key's head, and leave a split key's rest for no pattern to find.
-  let scrubbed = text;
-  for (const { redactor } of liveKeys.values()) scrubbed = redactor.redact(scrubbed);
-  return scrubbed.replace(API_KEY_PATTERN, 'svc_***');
-}
-
-/**
  * Logs go to stderr only: in stdio mode stdout carries JSON-RPC and nothing else. Every finished
- * line is scrubbed, so a key inside an error object, a nested field or a message is masked alike.
+ * line is redacted of every live key, so a key inside an error object, a nested field or a message is masked alike.
  * The in-process test harness passes its own destination to read what a process would have written.
  */
 export function createLogger(level: string, format: LogFormat = 'json', destination?: DestinationStream): Logger {
   const stderr = destination ?? (format === 'pretty' ? prettyDestination(2, colorsWanted()) : pino.destination({ fd: 2, sync: true }));
-  const scrubbed: DestinationStream = { write: (line: string) => stderr.write(scrubSecrets(line)) };
+  const redacted: DestinationStream = { write: (line: string) => stderr.write(redactLiveKeys(line)) };
   return pino(
     {
       level,
       base: { service: 'svc-mcp' },
-      formatters: { log: (record) => censorFields(record, true) },
-      serializers: { err: (error: unknown) => censorPaths(pino.stdSerializers.err(error as Error)) },
+      formatters: { log: (record) => redactFields(record, true) },
+      serializers: { err: (error: unknown) => redactPaths(pino.stdSerializers.err(error as Error)) },
     },
-    scrubbed,
+    redacted,
   );
 }
 
-const CENSOR = '[redacted]';
+const REDACTED = '[redacted]';
 /** Field names whose values no log line shows. */
-const CENSORED = ['apiKey', 'authorization'];
+const REDACTED_FIELDS = ['apiKey', 'authorization'];
 
 /**
  * What pino's `redact` with the paths `apiKey`, `authorization`, `headers.authorization` and each
  * of them under any top-level field (`*.apiKey`, ...) would write, at a fraction of its cost: pino
  * runs the redactor of a wildcard path over every field of every line (two lines per call), while
  * the usual line holds no such field and is returned as it is, uncopied. The error key is
- * censored after its serializer, as pino's redaction would see it.
+ * redacted after its serializer, as pino's redaction would see it.
  */
-function censorFields(record: Record<string, unknown>, topLevel: boolean): Record<string, unknown> {
-  let copy = censorPaths(record, topLevel);
+function redactFields(record: Record<string, unknown>, topLevel: boolean): Record<string, unknown> {
+  let copy = redactPaths(record, topLevel);
   if (!topLevel) return copy;
   for (const key of Object.keys(record)) {
     const value = record[key];
-    if (key === 'err' || CENSORED.includes(key) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-    const censored = censorPaths(value as Record<string, unknown>);
-    if (censored !== value) {
+    if (key === 'err' || REDACTED_FIELDS.includes(key) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    const redacted = redactPaths(value as Record<string, unknown>);
+    if (redacted !== value) {
       if (copy === record) copy = { ...record };
-      copy[key] = censored;
+      copy[key] = redacted;
     }
   }
   return copy;
 }
 
-/** The paths censored in one object; the same object when none is there. At the top level a field left undefined is not written, so it is not censored either. */
-function censorPaths<T>(value: T, topLevel = false): T {
+/** The paths redacted in one object; the same object when none is there. At the top level a field left undefined is not written, so it is not redacted either. */
+function redactPaths<T>(value: T, topLevel = false): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
-  for (const name of CENSORED) {
-    if (Object.hasOwn(record, name) && !(topLevel && record[name] === undefined)) (copy ??= { ...record })[name] = CENSOR;
+  for (const name of REDACTED_FIELDS) {
+    if (Object.hasOwn(record, name) && !(topLevel && record[name] === undefined)) (copy ??= { ...record })[name] = REDACTED;
   }
   const headers = record.headers;
   if (headers !== null && typeof headers === 'object' && !Array.isArray(headers) && Object.hasOwn(headers, 'authorization')) {
-    (copy ??= { ...record }).headers = { ...headers, authorization: CENSOR };
+    (copy ??= { ...record }).headers = { ...headers, authorization: REDACTED };
   }
   return (copy ?? record) as T;
 }

@@ -5,10 +5,10 @@ import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
 import { CORE_TOOLSET, unknownToolsets } from './engine/listing.js';
 import { ApiClient } from './http/client.js';
-import { LimiterRegistry } from './http/limiter.js';
+import { LimiterRegistry, type SharedBudgets } from './http/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { stopTelemetry } from './telemetry.js';
-import { RunningTasks } from './engine/tasks.js';
+import { RunningTasks } from './engine/running-tasks.js';
 import { FileStateStore } from './state/file-store.js';
 import { MemoryStateStore, type StateStore } from './state/store.js';
 import type { Sandbox } from './sandbox/index.js';
@@ -42,10 +42,9 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin };
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
   }
-  const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, redisUrl: config.redisUrl, logger });
-  await limiters.start();
-  const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
   const fleet = config.redisUrl ? await fleetState(config.redisUrl, config.taskTtlMs, logger) : await localState(config);
+  const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, shared: fleet.budgets });
+  const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
   return {
     config,
     catalog,
@@ -59,7 +58,7 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     async close() {
       await client.close();
       await limiters.stop();
-      fleet.close();
+      await fleet.close();
       await sandbox?.close();
       await stopTelemetry();
     },
@@ -69,7 +68,9 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
 interface SharedState {
   state: StateStore;
   taskStore: TaskStore;
-  close(): void;
+  /** The rate budgets a fleet shares; a single node's are its limiters' own. */
+  budgets?: SharedBudgets;
+  close(): Promise<void>;
 }
 
 /**
@@ -83,7 +84,7 @@ async function localState(config: Config): Promise<SharedState> {
   return {
     state,
     taskStore,
-    close() {
+    async close() {
       taskStore.cleanup();
       state.close();
     },
@@ -101,19 +102,29 @@ async function openStateDir(dir: string): Promise<StateStore> {
   }
 }
 
-/** With Redis, tasks and spent confirmation tokens are the fleet's, not this process's; loaded only then, like the shared rate budget. */
+/**
+ * With Redis, the rate budgets, tasks and spent confirmation tokens are the fleet's, not this
+ * process's; loaded only then, so a start without Redis never loads ioredis or Bottleneck. The
+ * budgets have a connection of their own (Bottleneck also subscribes on it) and wait, bounded, for
+ * Redis at startup: an unreachable Redis is not fatal.
+ */
 async function fleetState(url: string, taskTtlMs: number, logger: Logger): Promise<SharedState> {
-  const [{ connectRedis }, { RedisTaskStore }, { RedisStateStore }] = await Promise.all([
+  const [{ connectRedis }, { RedisBudgets }, { RedisTaskStore }, { RedisStateStore }] = await Promise.all([
     import('./fleet/redis.js'),
+    import('./fleet/redis-budgets.js'),
     import('./fleet/redis-task-store.js'),
     import('./fleet/redis-state.js'),
   ]);
+  const budgets = new RedisBudgets(url, logger);
+  await budgets.start();
   const { client } = connectRedis(url, logger, 'tasks, confirmation tokens, state');
   const taskStore = new RedisTaskStore(client, taskTtlMs);
   return {
     state: new RedisStateStore(client),
     taskStore,
-    close() {
+    budgets,
+    async close() {
+      await budgets.stop();
       taskStore.close();
       client.disconnect();
     },

@@ -22,7 +22,7 @@ import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from './config.js';
 import type { Logger } from './log.js';
-import { SERVER_NAME, SERVER_VERSION } from './engine/types.js';
+import { SERVER_NAME, SERVER_VERSION } from './meta.js';
 
 export type NetworkTransport = 'pipe' | 'tcp';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { defined, fieldOf, records, shortened } from './lib/records.js';
 import { nonBlank, PASS_THROUGH } from './lib/inputs.js';
 import { previewAssignAction, previewUpdateAction } from './lib/action-effects.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput, idList } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { previewCreateDraft, previewDeleteArticle, previewMoveArticle, previewPublish, previewUpdate } from './lib/article-effects.js';
 import { compareArticle, loadDraftPairs, renderDraftReview } from './lib/article-review.js';
 import type { DraftReview } from '../src/views/results.js';

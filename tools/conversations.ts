@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
 import { createExportFile } from './lib/export-file.js';
 import { defined, shortened } from './lib/records.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './lib/article-review.js';
 import { defined } from './lib/records.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { defined } from './lib/records.js';
 import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
 import type { PathChange, RuleComparison } from '../src/views/results.js';

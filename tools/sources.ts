@@ -3,7 +3,7 @@ import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { isRecord } from '../src/engine/output.js';
+import { isRecord } from '../src/json.js';
 import { countOf, defined, fieldOf } from './lib/records.js';
 import { PASS_THROUGH } from './lib/inputs.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';

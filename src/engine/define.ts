@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { HttpMethod } from '../http/client.js';
+import type { HttpMethod } from '../http/method.js';
 import type { Config } from '../config.js';
-import type { ViewName } from '../views/index.js';
+import type { ViewName } from '../views/catalog.js';
 
 export type Scope = 'read' | 'write';
 

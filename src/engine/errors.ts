@@ -14,7 +14,7 @@ import {
   UpstreamServerError,
 } from '../http/errors.js';
 import type { RateLimit } from '../config.js';
-import { scrubSecrets } from '../log.js';
+import { redactLiveKeys } from '../live-keys.js';
 import type { ToolDefinition } from './define.js';
 import { quoteUntrusted } from './output.js';
 
@@ -46,7 +46,7 @@ export interface ErrorSetting {
  * first; upstream text follows only as quoted data.
  */
 export function errorResult(tool: ToolDefinition, error: unknown, setting: ErrorSetting): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: scrubSecrets(explain(tool, error, setting)) }] };
+  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(explain(tool, error, setting)) }] };
 }
 
 /**
@@ -62,7 +62,7 @@ export function sentResult(tool: ToolDefinition, status: number, error: unknown,
     `What failed afterwards: ${after}`,
     ...(write ? ['Do not send it again; check the result with a list or get tool.'] : []),
   ];
-  return { isError: true, content: [{ type: 'text', text: scrubSecrets(lines.join('\n')) }] };
+  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(lines.join('\n')) }] };
 }
 
 export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: string): CallToolResult {

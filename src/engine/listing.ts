@@ -2,8 +2,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { needsConfirmation } from './confirm.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
+import { LISTED_ENGINE_OPTIONS } from './engine-options.js';
 import { gatewayListing } from './gateway.js';
-import { VIEWS } from './output.js';
 import { toolSchemas } from './schema.js';
 import type { Session } from './types.js';
 import { viewUri } from '../views/index.js';
@@ -113,10 +113,10 @@ function buildListEntry(tool: ToolDefinition, confirmByToken: boolean, showsView
   inputSchema.properties = { ...inputSchema.properties };
   if (tool.list) {
     // The guide says what the views hold; the enum is self-explanatory in the listing.
-    inputSchema.properties.view = { type: 'string', enum: [...VIEWS] };
+    inputSchema.properties.view = LISTED_ENGINE_OPTIONS.view;
   }
   if (confirmByToken) {
-    inputSchema.properties.confirm = { type: 'string', description: 'confirmToken from the preview' };
+    inputSchema.properties.confirm = LISTED_ENGINE_OPTIONS.confirm;
   }
   return {
     name: tool.name,

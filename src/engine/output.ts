@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ListShape, ToolDefinition } from './define.js';
+import { isRecord } from '../json.js';
 import { DAY_MS } from './inputs.js';
 
 /** The list tools' `view` option: compact (the default) or every field. */
@@ -171,10 +172,6 @@ function cutWide(value: unknown, width: number): unknown {
     return Object.fromEntries(kept);
   }
   return value;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isEmptyRecord(value: unknown): boolean {

@@ -1,22 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { confirmGate, needsConfirmation } from './confirm.js';
+import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
 import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
 import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
-import { shapeResult, VIEWS, type View } from './output.js';
+import { shapeResult, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
-import { redactSecrets, secretRedaction, secretsIn } from './secrets.js';
-import { SERVER_NAME, type ToolRun } from './types.js';
-
-const ENGINE_FIELDS = ['view', 'confirm'];
-
-const engineOptionsSchema = z.object({
-  view: z.enum(VIEWS).optional(),
-  /** A confirmToken from a preview sends, as given: it is not trimmed or otherwise changed; `true` is accepted but only previews. */
-  confirm: z.union([z.boolean(), z.string().min(1, 'must be the confirmToken of a preview')]).optional(),
-});
+import { secretRedaction } from '../redaction.js';
+import { redactResult, secretsIn } from './secrets.js';
+import { SERVER_NAME } from '../meta.js';
+import type { ToolRun } from './types.js';
 
 /**
  * Runs one call: validation, confirmation, the request or handler, shaping. The session's API key
@@ -30,7 +24,7 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const checked = checkedArguments(run.tool, run.rawArgs);
   const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  const result = redactSecrets(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
+  const result = redactResult(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
 }
@@ -177,13 +171,13 @@ function retryNotice(run: ToolRun): (notice: string) => void {
   };
 }
 
-const NO_ENGINE_OPTIONS = engineOptionsSchema.safeParse({});
+const NO_ENGINE_OPTIONS = ENGINE_OPTIONS.safeParse({});
 
 /** `view` and `confirm`, checked: most calls carry neither, and need no parse. */
 function engineOptions(rawArgs: Record<string, unknown>) {
   const given = ENGINE_FIELDS.filter((key) => key in rawArgs);
   if (given.length === 0) return NO_ENGINE_OPTIONS;
-  return engineOptionsSchema.safeParse(coerceToSchema(engineOptionsSchema, Object.fromEntries(given.map((key) => [key, rawArgs[key]]))));
+  return ENGINE_OPTIONS.safeParse(coerceToSchema(ENGINE_OPTIONS, Object.fromEntries(given.map((key) => [key, rawArgs[key]]))));
 }
 
 function omit(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {

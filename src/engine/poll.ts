@@ -1,3 +1,4 @@
+import { sleep } from '../sleep.js';
 import type { ToolContext } from './define.js';
 
 export interface PollOptions<T> {
@@ -44,7 +45,10 @@ export async function pollUntil<T>(context: ToolContext, options: PollOptions<T>
     if (options.done(state)) return { status: 'done', state, rounds };
     const remaining = deadline - Date.now();
     if (remaining <= 0) return { status: 'timeout', state, rounds };
-    const cancelled = await pause(Math.min(interval, remaining), context.signal);
+    const cancelled = await sleep(Math.min(interval, remaining), context.signal).then(
+      () => false,
+      () => true,
+    );
     if (cancelled) return { status: 'cancelled', state, rounds };
     interval = Math.min(maxInterval, Math.round(interval * 1.5));
   }
@@ -58,20 +62,4 @@ function increasing(progress: number, last: number, total: number | undefined): 
   if (progress > last) return progress;
   const ceiling = Math.min(Math.floor(last) + 1, total ?? Number.POSITIVE_INFINITY);
   return last + (ceiling - last) / 2;
-}
-
-/** Resolves true when cancelled during the pause. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(true);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(false);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

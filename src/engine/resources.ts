@@ -1,7 +1,8 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { UI_EXTENSION, VIEW_CSP, VIEW_MIME_TYPE, VIEWS, viewHtml, viewUri, type ViewName } from '../views/index.js';
+import { VIEWS, type ViewName } from '../views/catalog.js';
+import { UI_EXTENSION, VIEW_CSP, VIEW_MIME_TYPE, viewHtml, viewUri } from '../views/index.js';
 import type { ResourceDefinition, ToolDefinition, ToolGroup } from './define.js';
 import { NO_ORIGIN, type Execute, type Extra } from './types.js';
 

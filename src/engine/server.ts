@@ -1,22 +1,25 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { hashKey } from '../http/limiter.js';
-import { holdLiveKey, type Logger } from '../log.js';
+import { hashKey } from '../key-hash.js';
+import { holdLiveKey } from '../live-keys.js';
+import type { Logger } from '../log.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { textError, validationResult } from './errors.js';
 import { argumentProblems } from './inputs.js';
-import { isRecord } from './output.js';
+import { isRecord } from '../json.js';
 import { sessionElicits } from './confirm.js';
 import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
-import { keyRedaction, redactSecrets, type Redaction } from './secrets.js';
+import { keyRedaction, type Redaction } from '../redaction.js';
+import { redactResult } from './secrets.js';
 import { registerPrompts } from './prompts.js';
 import { validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
-import { SERVER_NAME, SERVER_VERSION, type EngineOptions, type Execute, type Extra, type Session } from './types.js';
+import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
+import type { EngineOptions, Execute, Extra, Session } from './types.js';
 
 /**
  * One MCP server per session (stdio: per process). Tools are served through raw `tools/list` and
@@ -49,7 +52,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
     catalogByName: surface.catalogByName,
     keyRedaction: keyRedaction(options.apiKey),
   };
-  // Log lines are scrubbed of this key in every form while the session lives.
+  // Log lines are redacted of this key in every form while the session lives.
   const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);
   const close = server.close.bind(server);
   server.close = async () => {
@@ -114,7 +117,7 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
       const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];
       if (params && problems.length) {
         const tool = String(params.name);
-        const refusal = redactSecrets(validationResult({ name: tool }, problems.join('\n')), [redaction]);
+        const refusal = redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
         logger.info({ tool, ms: 0, isError: true }, 'tool call');
         void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
         return;

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiRequest } from '../http/client.js';
+import { canonicalJson } from '../json.js';
 
 /** How long a preview's token stays valid: long enough for a user to read it and say yes. */
 export const TOKEN_LIFETIME_MS = 10 * 60_000;
@@ -67,18 +68,4 @@ function mac(secret: string, binding: TokenBinding, expiresAt: number, nonce: st
   const keyHash = createHash('sha256').update(binding.apiKey).digest('hex');
   const subject = canonicalJson(['svc-confirm-v1', binding.tool, { method, path, query, body }, keyHash, expiresAt, nonce]);
   return createHmac('sha256', secret).update(subject).digest('base64url');
-}
-
-/** JSON with object keys sorted and undefined members left out, so equal requests give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

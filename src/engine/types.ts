@@ -7,14 +7,8 @@ import type { Api, ApiClient } from '../http/client.js';
 import type { Logger } from '../log.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
-import type { Redaction } from './secrets.js';
-import type { RunningTasks } from './tasks.js';
-
-import packageJson from '../../package.json' with { type: 'json' };
-
-export const SERVER_NAME = packageJson.name;
-/** The one place the version lives is package.json; the manifest copies it when regenerated. */
-export const SERVER_VERSION = packageJson.version;
+import type { Redaction } from '../redaction.js';
+import type { RunningTasks } from './running-tasks.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

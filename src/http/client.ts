@@ -13,9 +13,10 @@ import {
   type RedactedRequest,
 } from './errors.js';
 import type { LimiterRegistry } from './limiter.js';
+import type { HttpMethod } from './method.js';
+import { sleep } from '../sleep.js';
 import { traceUpstream } from '../telemetry.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
 
 export interface ApiRequest {
@@ -266,21 +267,6 @@ function isRetryable(error: ApiError, read: boolean): boolean {
 function backoff(policy: RetryPolicy, attempt: number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseMs * 2 ** attempt);
   return Math.round(ceiling * (0.5 + Math.random() * 0.5));
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function errorCode(caught: unknown): string | undefined {

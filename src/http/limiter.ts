@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { Logger } from '../log.js';
 import type { RateLimit, RateScope } from '../config.js';
-import type { RedisBudgets } from './limiter-redis.js';
+import { hashKey } from '../key-hash.js';
 
 /** What the HTTP core needs from a key's budget. */
 export interface KeyLimiter {
@@ -145,29 +143,20 @@ export function holdFor(budget: RateLimit): number {
   return budget.windowMs + marginFor(budget.windowMs);
 }
 
-/**
- * Hashes of the keys seen last: every HTTP request names its key's hash (credentials, log lines),
- * and a hash costs a few microseconds and several objects, the memo one lookup. Bounded like the
- * key redactions (secrets.ts), so a stream of made-up keys cannot grow it.
- */
-const recentHashes = new Map<string, string>();
-const RECENT_HASHES = 64;
-
-export function hashKey(apiKey: string): string {
-  let hash = recentHashes.get(apiKey);
-  if (hash !== undefined) return hash;
-  hash = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
-  recentHashes.set(apiKey, hash);
-  if (recentHashes.size > RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value!);
-  return hash;
+/** Budgets held beyond this process, so that a fleet's nodes share them (Redis: src/fleet/redis-budgets.ts). */
+export interface SharedBudgets {
+  /** The limiter of one budget id, counted wherever the budgets are held. */
+  limiter(budget: RateLimit, id: string): KeyLimiter;
+  /** Whether the budgets' store answers now. */
+  ping(): Promise<boolean>;
 }
 
 export interface LimiterRegistryOptions {
   budget: RateLimit;
   /** `key`: one budget per API key; `global`: one budget for every key this process serves. */
   scope?: RateScope;
-  redisUrl?: string;
-  logger: Logger;
+  /** The fleet's budgets, when the runtime has them; without them each budget is this process's alone. */
+  shared?: SharedBudgets;
   now?: Clock;
 }
 
@@ -176,12 +165,11 @@ const GLOBAL_ID = 'global';
 /**
  * One limiter per budget (per API key by its hash, never the key itself, or one for all keys),
  * created on first use and dropped once it has been idle for longer than a window, so a server
- * that sees many keys holds state only for the recent ones. Redis support is loaded only when
- * `redisUrl` is set.
+ * that sees many keys holds state only for the recent ones. Shared budgets are the runtime's: it
+ * starts and stops them.
  */
 export class LimiterRegistry {
   private readonly limiters = new Map<string, KeyLimiter>();
-  private redis?: RedisBudgets;
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: Clock;
 
@@ -189,14 +177,6 @@ export class LimiterRegistry {
     this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => this.evictIdle(), holdFor(options.budget));
     this.sweeper.unref();
-  }
-
-  /** Connects to Redis when configured (bounded wait; an unreachable Redis is not fatal). */
-  async start(): Promise<void> {
-    if (!this.options.redisUrl) return;
-    const { RedisBudgets } = await import('./limiter-redis.js');
-    this.redis = new RedisBudgets(this.options.redisUrl, this.options.logger);
-    await this.redis.start();
   }
 
   /** The id under which a key's requests are counted: its hash, or one id for all under the global scope. */
@@ -208,7 +188,7 @@ export class LimiterRegistry {
   forId(id: string): KeyLimiter {
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      limiter = this.redis ? this.redis.limiter(this.options.budget, `svc-mcp:${id}`) : new SlidingWindowLimiter(this.options.budget, this.now);
+      limiter = this.options.shared ? this.options.shared.limiter(this.options.budget, `svc-mcp:${id}`) : new SlidingWindowLimiter(this.options.budget, this.now);
       this.limiters.set(id, limiter);
     }
     return limiter;
@@ -232,15 +212,14 @@ export class LimiterRegistry {
     }
   }
 
-  /** For health checks: undefined without Redis, else whether it answers a PING now. */
+  /** For health checks: undefined without shared budgets (Redis), else whether their store answers now. */
   async redisReachable(): Promise<boolean | undefined> {
-    return this.redis ? this.redis.ping() : undefined;
+    return this.options.shared?.ping();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.all([...this.limiters.values()].map((limiter) => limiter.stop()));
     this.limiters.clear();
-    await this.redis?.stop();
   }
 }

@@ -11,7 +11,7 @@ import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprot
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { AuthenticationError, PermissionError } from '../http/errors.js';
-import { hashKey } from '../http/limiter.js';
+import { hashKey } from '../key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
 import { KEY_SHAPE } from '../transports/credentials.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { hashKey } from '../http/limiter.js';
+import { hashKey } from '../key-hash.js';
 import type { KeyVerifier } from './key-check.js';
 
 /** The cheap shape of a workspace key, checked before the API is asked about it. */

@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../config.js';
 import { withoutStackTraces } from '../engine/sdk-costs.js';
 import { createMcpServer } from '../engine/server.js';
-import { SERVER_VERSION } from '../engine/types.js';
+import { SERVER_VERSION } from '../meta.js';
 import type { OAuthGate } from '../oauth/index.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';

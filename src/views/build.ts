@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { VIEWS, type ViewName } from './index.js';
+import { VIEWS, type ViewName } from './catalog.js';
 
 const SOURCES = path.dirname(fileURLToPath(import.meta.url));
 export const MAX_VIEW_BYTES = 512 * 1024;

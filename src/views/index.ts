@@ -2,17 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/**
- * The MCP Apps views (the `io.modelcontextprotocol/ui` extension). Each is one self-contained HTML
- * page built with esbuild from src/views/<name>/main.ts: script, styles and chart library inline.
- */
-export const VIEWS = {
-  stats: { title: 'Conversation statistics view', description: 'Charts and tables of conversation_stats; picking a group lists its thumbs-down answers.' },
-  review: { title: 'Review view', description: 'Side-by-side diff of compare_article_draft or compare_rule_versions, with the stale warning and a confirmed Publish.' },
-} as const;
-
-export type ViewName = keyof typeof VIEWS;
+import type { ViewName } from './catalog.js';
 
 /** Names as in @modelcontextprotocol/ext-apps (EXTENSION_ID, RESOURCE_MIME_TYPE), kept here so a start does not load that package. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -45,7 +35,7 @@ const fromSources = () => import.meta.url.endsWith('.ts');
 async function buildFromSources(name: ViewName): Promise<string> {
   // A computed specifier: the server bundle must not pull in the build (and esbuild) with it.
   const builder = new URL('./build.ts', import.meta.url).href;
-  const { buildView } = (await import(builder)) as typeof import('./build.js');
+  const { buildView } = (await import(builder)) as { buildView(name: ViewName): Promise<string> };
   return buildView(name);
 }
 

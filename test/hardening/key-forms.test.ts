@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { keyRedaction } from '../../src/engine/secrets.js';
-import { createLogger, holdLiveKey } from '../../src/log.js';
+import { holdLiveKey } from '../../src/live-keys.js';
+import { createLogger } from '../../src/log.js';
+import { keyRedaction } from '../../src/redaction.js';
 import { connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 

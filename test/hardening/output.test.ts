@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../src/engine/confirm.js';
 import { shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
-import { keyRedaction, redactSecrets, secretRedaction } from '../../src/engine/secrets.js';
-import { scrubSecrets } from '../../src/log.js';
+import { redactResult } from '../../src/engine/secrets.js';
+import { redactLiveKeys } from '../../src/live-keys.js';
+import { keyRedaction, secretRedaction } from '../../src/redaction.js';
 import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
@@ -165,7 +166,7 @@ describe('secret redaction (finding 3)', () => {
   const secrets = keyRedaction(key);
   it('masks the key in every form in the text and the structured result alike, field names included', () => {
     const forms = [key, key.toUpperCase(), key.slice(4), key.slice(4).toUpperCase(), encodeURIComponent(key), 'svc%5F0123456789abcdef0123456789abcdef', `Bearer ${key}`];
-    const result = redactSecrets(
+    const result = redactResult(
       { content: [{ type: 'text', text: forms.join(' | ') }], structuredContent: { forms, nested: { [key]: { url: `https://x/?k=${encodeURIComponent(key)}` } } } },
       [secrets],
     );
@@ -176,15 +177,15 @@ describe('secret redaction (finding 3)', () => {
   it('masks a key that only the structured result holds (a field the text leaves out as empty)', () => {
     const shaped = shapeResult({ rows: [{ id: 'a', [key]: null, note: [] }], echoed: { [encodeURIComponent(key)]: {} } }, { ...full, list });
     expect(textOf(shaped)).not.toContain(key);
-    const all = JSON.stringify(redactSecrets(shaped, [secrets]));
+    const all = JSON.stringify(redactResult(shaped, [secrets]));
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
   it('masks every secret the caller passed in, in any case', () => {
-    const result = redactSecrets({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!]);
+    const result = redactResult({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!]);
     expect(JSON.stringify(result).toLowerCase()).not.toContain('hunter2');
   });
   it('scrubs prefixed keys from log text in any case and URL-encoded', () => {
-    expect(scrubSecrets(`a ${key.toUpperCase()} b svc%5F${key.slice(4)} c`)).toBe('a svc_*** b svc_*** c');
+    expect(redactLiveKeys(`a ${key.toUpperCase()} b svc%5F${key.slice(4)} c`)).toBe('a svc_*** b svc_*** c');
   });
 });

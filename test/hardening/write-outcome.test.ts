@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
 import { defineTool, type ToolDefinition } from '../../src/engine/define.js';
 import { runTool } from '../../src/engine/pipeline.js';
-import { keyRedaction } from '../../src/engine/secrets.js';
+import { keyRedaction } from '../../src/redaction.js';
 import { NO_ORIGIN, type Session } from '../../src/engine/types.js';
 import type { ApiRequest } from '../../src/http/client.js';
 import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/http/errors.js';

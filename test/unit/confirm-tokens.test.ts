@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, checkToken, issueToken, TOKEN_LIFETIME_MS, type TokenBinding } from '../../src/engine/tokens.js';
+import { canonicalJson } from '../../src/json.js';
+import { checkToken, issueToken, TOKEN_LIFETIME_MS, type TokenBinding } from '../../src/engine/tokens.js';
 import { applyVariant, variantRecipe } from '../support/token-variants.js';
 
 const binding: TokenBinding = {

@@ -11,7 +11,7 @@ const logger = createLogger('silent');
 const sandbox = useSandbox();
 
 function clientFor(baseUrl: string, options: { timeoutMs?: number; limit?: number } = {}) {
-  const limiters = new LimiterRegistry({ budget: { limit: options.limit ?? 1000, windowMs: 1000 }, logger });
+  const limiters = new LimiterRegistry({ budget: { limit: options.limit ?? 1000, windowMs: 1000 } });
   return new ApiClient({ baseUrl, timeoutMs: options.timeoutMs ?? 2000, limiters, logger, retry: FAST_RETRY });
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient, ApiRequest } from '../../src/http/client.js';
 import { AuthenticationError, ConnectionError, PermissionError, RateLimitError } from '../../src/http/errors.js';
-import { hashKey } from '../../src/http/limiter.js';
+import { hashKey } from '../../src/key-hash.js';
 import { createLogger } from '../../src/log.js';
 import { resolveCredentials, type AccessTokens, type CredentialRules } from '../../src/transports/credentials.js';
 import { KeyVerifier } from '../../src/transports/key-check.js';

@@ -3,9 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { holdFor, LimiterRegistry, SlidingWindowLimiter } from '../../src/http/limiter.js';
-import { createLogger } from '../../src/log.js';
 
-const logger = createLogger('silent');
 const BUDGET = { limit: 5, windowMs: 1000 };
 const HOLD = holdFor(BUDGET); // 1000 + 200 + 1 %
 
@@ -101,8 +99,8 @@ describe('the limiter registry', () => {
   });
 
   it('gives each key its own budget, or one for all keys under the global scope', async () => {
-    const perKey = new LimiterRegistry({ budget: BUDGET, logger });
-    const global = new LimiterRegistry({ budget: BUDGET, scope: 'global', logger });
+    const perKey = new LimiterRegistry({ budget: BUDGET });
+    const global = new LimiterRegistry({ budget: BUDGET, scope: 'global' });
     expect(perKey.forKey('svc_one')).not.toBe(perKey.forKey('svc_two'));
     expect(global.forKey('svc_one')).toBe(global.forKey('svc_two'));
     expect(global.budgetId('svc_one')).toBe('global');
@@ -112,7 +110,7 @@ describe('the limiter registry', () => {
 
   it('evicts a key only once it has been idle for longer than a window', async () => {
     let now = 0;
-    const registry = new LimiterRegistry({ budget: BUDGET, logger, now: () => now });
+    const registry = new LimiterRegistry({ budget: BUDGET, now: () => now });
     await registry.forKey('svc_a').acquire();
     now = HOLD - 1;
     registry.evictIdle();
@@ -127,7 +125,7 @@ describe('the limiter registry', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     let now = 0;
-    const registry = new LimiterRegistry({ budget: { limit: 100, windowMs: 60_000 }, logger, now: () => now });
+    const registry = new LimiterRegistry({ budget: { limit: 100, windowMs: 60_000 }, now: () => now });
     const cycle = async (round: number) => {
       for (let key = 0; key < 10_000; key++) {
         const limiter = registry.forKey(`svc_round${round}_key${key}`);

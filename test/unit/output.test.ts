@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shapeResult } from '../../src/engine/output.js';
 import { describeRequest } from '../../src/engine/confirm.js';
-import { scrubSecrets } from '../../src/log.js';
+import { redactLiveKeys } from '../../src/live-keys.js';
 import { useServer } from '../support/fixture.js';
 import { measure, MOST_USED } from '../support/text-cost.js';
 
@@ -71,7 +71,7 @@ describe('secrets', () => {
     expect(shown).toBe(`POST /v2/x\n${JSON.stringify(body, null, 2)}`);
   });
   it('scrubs API keys from any text', () => {
-    expect(scrubSecrets('key svc_abcdef0123456789 leaked')).toBe('key svc_*** leaked');
+    expect(redactLiveKeys('key svc_abcdef0123456789 leaked')).toBe('key svc_*** leaked');
   });
 });
 

@@ -13,7 +13,7 @@ const key = { SVC_API_KEY: 'svc_test' };
 const sandbox = useSandbox();
 
 function apiAt(baseUrl: string) {
-  const limiters = new LimiterRegistry({ budget: { limit: 1000, windowMs: 1000 }, logger });
+  const limiters = new LimiterRegistry({ budget: { limit: 1000, windowMs: 1000 } });
   return new ApiClient({ baseUrl, timeoutMs: 2000, limiters, logger }).forKey(sandbox.keys.admin);
 }
 

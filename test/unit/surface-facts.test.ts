@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, OPTIONS } from '../../src/config.js';
 import { errorResult } from '../../src/engine/errors.js';
 import { serverInstructions, unknownToolsets } from '../../src/engine/listing.js';
-import { SERVER_VERSION } from '../../src/engine/types.js';
+import { SERVER_VERSION } from '../../src/meta.js';
 import { AuthenticationError, RateLimitError } from '../../src/http/errors.js';
 import { catalog } from '../../tools/index.js';
 import { MANIFEST_PATH, ROOT } from '../support/paths.js';

@@ -1,5 +1,5 @@
 import type { PreviewContext } from '../../src/engine/define.js';
-import { isRecord } from '../../src/engine/output.js';
+import { isRecord } from '../../src/json.js';
 import { agentNames, fieldUpdates, lookup, named, readAgents, unreadable, type Item } from './effects.js';
 
 /** What the record is, by alwaysGet: unknown when the record could not be read. */

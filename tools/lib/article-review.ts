@@ -1,5 +1,5 @@
 import type { ToolContext } from '../../src/engine/define.js';
-import { isRecord } from '../../src/engine/output.js';
+import { isRecord } from '../../src/json.js';
 import { differs, listChanges, listOf, renderHunks, renderPassages, textDiff, textOf, type Quote } from './diff.js';
 import { ARTICLE_COMPARED_FIELDS, ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS, VERDICTS, type ArticleComparison, type DraftReview, type FieldChange, type Verdict } from '../../src/views/results.js';
 

@@ -1,6 +1,5 @@
 import { diffArrays, structuredPatch } from 'diff';
-import { isRecord } from '../../src/engine/output.js';
-import { canonicalJson } from '../../src/engine/tokens.js';
+import { canonicalJson, isRecord } from '../../src/json.js';
 import type { DiffHunk, DiffLine, Passage, PathChange, TextDiff } from '../../src/views/results.js';
 
 const CONTEXT_LINES = 2;

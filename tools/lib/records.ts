@@ -1,4 +1,4 @@
-import { isRecord } from '../../src/engine/output.js';
+import { isRecord } from '../../src/json.js';
 
 /** Reading the records the API returns: finding them in a response, trimming them for compact views, naming their fields in `done` lines. */
 

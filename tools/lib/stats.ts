@@ -1,4 +1,4 @@
-import { isRecord } from '../../src/engine/output.js';
+import { isRecord } from '../../src/json.js';
 import { defined } from './records.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';

@@ -76,5 +76,3 @@ export function withoutEnvelope(text: string): string {
     .map((line) => line.replace(TAG, ''))
     .join('\n');
 }
-
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

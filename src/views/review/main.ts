@@ -2,7 +2,8 @@ import type { App } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../common/base.css';
 import './review.css';
-import { el, isRecord, replaceChildren, withoutEnvelope } from '../common/dom.js';
+import { isRecord } from '../../json.js';
+import { el, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
 import { VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
 

@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../common/base.css';
 import './stats.css';
 import { drawChart } from '../common/chart.js';
-import { el, figureTable, isRecord, replaceChildren, type Column } from '../common/dom.js';
+import { isRecord } from '../../json.js';
+import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
 import {
   CHRONOLOGICAL,

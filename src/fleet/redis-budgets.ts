@@ -7,8 +7,8 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { RateLimit } from '../config.js';
-import { connectRedis } from '../fleet/redis.js';
-import { holdFor, SlidingWindowLimiter, type KeyLimiter } from './limiter.js';
+import { holdFor, SlidingWindowLimiter, type KeyLimiter, type SharedBudgets } from '../http/limiter.js';
+import { connectRedis } from './redis.js';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => {
@@ -269,7 +269,7 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
 
 
 /** The Redis side of a LimiterRegistry: one connection for every budget, one shared limiter per budget id. */
-export class RedisBudgets {
+export class RedisBudgets implements SharedBudgets {
   private readonly shared: RedisShared;
 
   constructor(url: string, logger: Logger) {
