@@ -247,13 +247,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
   /** The SDK has checked the PKCE verifier against the challenge by now; `take` makes the code single-use across every node. */
   async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
     if (resource && !sameResource(resource, this.resource)) throw new InvalidTargetError(`This server issues tokens for ${this.resource} only`);
-    const text = await this.state.take(SPACE.code, code);
-    if (!text) {
-      await this.revokeIfSpent(code, 'authorization code');
-      throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-    }
-    const record = JSON.parse(text) as Code;
-    await this.state.put(SPACE.spent, code, record.grantId, this.now() + LIFETIMES.refreshTokenMs);
+    const record = await this.redeem<Code>(SPACE.code, code, 'authorization code');
     if (record.clientId !== client.client_id) throw new InvalidGrantError('The authorization code was issued to another client');
     if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw new InvalidGrantError('redirect_uri differs from the one of the authorization request');
     const grant: Grant = { clientId: record.clientId, resource: record.resource, readOnly: record.readOnly, sealedKey: record.sealedKey };
@@ -262,13 +256,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, _scopes?: string[], resource?: URL): Promise<OAuthTokens> {
     if (resource && !sameResource(resource, this.resource)) throw new InvalidTargetError(`This server issues tokens for ${this.resource} only`);
-    const text = await this.state.take(SPACE.refresh, refreshToken);
-    if (!text) {
-      await this.revokeIfSpent(refreshToken, 'refresh token');
-      throw new InvalidGrantError('The refresh token is invalid, expired or already used');
-    }
-    const record = JSON.parse(text) as TokenRecord;
-    await this.state.put(SPACE.spent, refreshToken, record.grantId, this.now() + LIFETIMES.refreshTokenMs);
+    const record = await this.redeem<TokenRecord>(SPACE.refresh, refreshToken, 'refresh token');
     if (record.clientId !== client.client_id) {
       await this.revokeGrant(record.grantId, 'a refresh token was presented by another client');
       throw new InvalidGrantError('The refresh token was issued to another client');
@@ -276,6 +264,21 @@ export class StateOAuthProvider implements OAuthServerProvider {
     const grant = await this.grant(record.grantId);
     if (!grant) throw new InvalidGrantError('The grant was revoked: sign in again');
     return this.issueTokens(client, record.grantId, grant);
+  }
+
+  /**
+   * Takes a code or refresh token out of the store (once, across every node) and keeps it as spent, so that
+   * presenting it again revokes its grant; one that is not there may be such a replay.
+   */
+  private async redeem<T extends { grantId: string }>(space: typeof SPACE.code | typeof SPACE.refresh, token: string, what: 'authorization code' | 'refresh token'): Promise<T> {
+    const text = await this.state.take(space, token);
+    if (!text) {
+      await this.revokeIfSpent(token, what);
+      throw new InvalidGrantError(`The ${what} is invalid, expired or already used`);
+    }
+    const record = JSON.parse(text) as T;
+    await this.state.put(SPACE.spent, token, record.grantId, this.now() + LIFETIMES.refreshTokenMs);
+    return record;
   }
 
   /** A new access token and refresh token; the grant (and its client's registration) live as long as the refresh token. */

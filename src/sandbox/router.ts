@@ -1,6 +1,6 @@
 /**
  * Declarative routes: `{method, path, scope, handler}` with `{param}` path templates.
- * A route group is one module under routes/ exporting `RouteDef[]` (see routes/index.ts).
+ * The sandbox's routes stand in one table, routes/index.ts; their handlers in the group modules under routes/.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SandboxState, Workspace } from './state.js';
@@ -42,7 +42,7 @@ export interface RouteDef {
   handler: RouteHandler;
 }
 
-/** Identity helper for typing a route group module. */
+/** Identity helper for typing a table of routes. */
 export function defineRoutes(routes: RouteDef[]): RouteDef[] {
   return routes;
 }

@@ -197,20 +197,14 @@ describe('conversation_stats and attribution', () => {
     const crossedKey = (group: Record<string, any>) => keyOfCrossed(group, ['agent', 'channel']);
     expect(Object.fromEntries(data.previous.crossed.map((group: Group) => [crossedKey(group), group]))).toEqual(expectedCrossed(['agent', 'channel'], before));
 
+    // A change holds each counted figure less the earlier one; a rate with no figure on either side stays null.
+    const counted = ['conversations', 'answers', 'thumbsUp', 'thumbsDown', 'negativeRate', 'unresolvedNegative', 'escalations'] as const;
     const minus = (a: ReturnType<typeof figures> | undefined, b: ReturnType<typeof figures> | undefined) => {
       const zero = figures([]);
       const [x, y] = [a ?? zero, b ?? zero];
-      const rate = (p: number | null, q: number | null) => (p === null || q === null ? null : Math.round((p - q) * 1000) / 1000);
-      return {
-        conversations: x.conversations - y.conversations,
-        answers: x.answers - y.answers,
-        thumbsUp: x.thumbsUp - y.thumbsUp,
-        thumbsDown: x.thumbsDown - y.thumbsDown,
-        negativeRate: rate(x.negativeRate, y.negativeRate),
-        unresolvedNegative: x.unresolvedNegative - y.unresolvedNegative,
-        csat: { count: x.csat.count - y.csat.count, mean: rate(x.csat.mean, y.csat.mean) },
-        escalations: x.escalations - y.escalations,
-      };
+      const less = (p: number | null, q: number | null) => (p === null || q === null ? null : Math.round((p - q) * 1000) / 1000);
+      const csat = { count: less(x.csat.count, y.csat.count), mean: less(x.csat.mean, y.csat.mean) };
+      return { ...Object.fromEntries(counted.map((name) => [name, less(x[name], y[name])])), csat };
     };
     expect(data.change.total).toEqual(minus(figures(now), figures(before)));
     const agents = new Set([...now, ...before].map((conversation) => conversation.botId));

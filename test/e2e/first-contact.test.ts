@@ -6,20 +6,19 @@ import { apiRequests, connect, sandboxEnv, textOf, type Connection } from '../su
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 
-/** A server that is not the workspace API: it answers every request with one fixed response, and counts them. */
-async function impostor(status: number, body: string, contentType = 'application/json'): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+const impostors: http.Server[] = [];
+
+/** A server that is not the workspace API: it answers every request with one fixed response, and counts them (closed after all tests). */
+async function impostor(status: number, body: string, contentType = 'application/json'): Promise<{ url: string; requests: string[] }> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     req.resume();
     res.writeHead(status, { 'content-type': contentType }).end(body);
   });
+  impostors.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
 const KEY = 'svc_0123456789abcdef0123456789abcdef';
@@ -38,18 +37,17 @@ const seen = (result: CallToolResult) => ({ isError: Boolean(result.isError), te
 const attemptsLogged = (connection: Connection) => connection.stderr().split('\n').filter((line) => line.includes('"msg":"upstream request failed')).length;
 
 const sandbox = useSandbox();
-afterAll(() => Promise.all(open.map((connection) => connection.close())));
+afterAll(async () => {
+  await Promise.all(open.map((connection) => connection.close()));
+  await Promise.all(impostors.map((server) => new Promise((resolve) => server.close(resolve))));
+});
 
 describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('sends nothing at start: connecting and listing tools reach no server', async () => {
     const upstream = await impostor(200, '[]');
-    try {
-      const connection = await serverAt(upstream.url);
-      await connection.client.listTools();
-      expect(upstream.requests).toEqual([]);
-    } finally {
-      await upstream.close();
-    }
+    const connection = await serverAt(upstream.url);
+    await connection.client.listTools();
+    expect(upstream.requests).toEqual([]);
   });
 
   it('names SVC_BASE_URL and its value when nothing listens there, after one quick retry at most', async () => {
@@ -73,45 +71,33 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
 
   it('says the TLS handshake failed when https is spoken to a plain-HTTP server', async () => {
     const upstream = await impostor(200, '[]');
-    try {
-      const url = upstream.url.replace('http:', 'https:');
-      const connection = await serverAt(url);
-      const { isError, text } = seen(await connection.call('list_agents'));
-      expect(isError).toBe(true);
-      expect(text).toContain(`SVC_BASE_URL=${url}`);
-      expect(text).toMatch(/TLS handshake failed.*http:\/\/ rather than https:\/\//);
-      expect(attemptsLogged(connection)).toBe(1);
-      expect(upstream.requests).toEqual([]);
-    } finally {
-      await upstream.close();
-    }
+    const url = upstream.url.replace('http:', 'https:');
+    const connection = await serverAt(url);
+    const { isError, text } = seen(await connection.call('list_agents'));
+    expect(isError).toBe(true);
+    expect(text).toContain(`SVC_BASE_URL=${url}`);
+    expect(text).toMatch(/TLS handshake failed.*http:\/\/ rather than https:\/\//);
+    expect(attemptsLogged(connection)).toBe(1);
+    expect(upstream.requests).toEqual([]);
   });
 
   it('reads a JSON 404 without the API\'s statusCode as a wrong base URL, not as "no such item"', async () => {
     const upstream = await impostor(404, JSON.stringify({ error: 'no such page' }));
-    try {
-      const connection = await serverAt(upstream.url);
-      for (const [tool, args] of [['list_agents', {}], ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }]] as const) {
-        const { isError, text } = seen(await connection.call(tool, args));
-        expect(isError).toBe(true);
-        expect(text).toContain('SVC_BASE_URL is probably wrong');
-        expect(text).not.toMatch(/^Not found/);
-      }
-    } finally {
-      await upstream.close();
+    const connection = await serverAt(upstream.url);
+    for (const [tool, args] of [['list_agents', {}], ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }]] as const) {
+      const { isError, text } = seen(await connection.call(tool, args));
+      expect(isError).toBe(true);
+      expect(text).toContain('SVC_BASE_URL is probably wrong');
+      expect(text).not.toMatch(/^Not found/);
     }
   });
 
   it('says a redirect is not followed and SVC_BASE_URL should name where it points', async () => {
     const upstream = await impostor(301, '', 'text/html');
-    try {
-      const { isError, text } = seen(await (await serverAt(upstream.url)).call('list_agents'));
-      expect(isError).toBe(true);
-      expect(text).toMatch(/redirect \(HTTP 301\).*set SVC_BASE_URL/);
-      expect(upstream.requests).toHaveLength(1);
-    } finally {
-      await upstream.close();
-    }
+    const { isError, text } = seen(await (await serverAt(upstream.url)).call('list_agents'));
+    expect(isError).toBe(true);
+    expect(text).toMatch(/redirect \(HTTP 301\).*set SVC_BASE_URL/);
+    expect(upstream.requests).toHaveLength(1);
   });
 
   it('names SVC_API_KEY when the API refuses the configured key', async () => {
@@ -127,32 +113,24 @@ describe('odd upstream answers (design 10.6)', () => {
   it('makes a 200 that is not JSON an error at once, naming its method and path', async () => {
     for (const body of ['<html>oops</html>', '', '{"agents": [']) {
       const upstream = await impostor(200, body, 'text/html');
-      try {
-        const connection = await serverAt(upstream.url);
-        const { isError, text } = seen(await connection.call('list_agents'));
-        expect(isError).toBe(true);
-        expect(text).toContain('GET /v2/bots/public answered HTTP 200');
-        expect(text).toContain('SVC_BASE_URL probably points at something other than the workspace API');
-        expect(upstream.requests).toHaveLength(1);
-      } finally {
-        await upstream.close();
-      }
+      const connection = await serverAt(upstream.url);
+      const { isError, text } = seen(await connection.call('list_agents'));
+      expect(isError).toBe(true);
+      expect(text).toContain('GET /v2/bots/public answered HTTP 200');
+      expect(text).toContain('SVC_BASE_URL probably points at something other than the workspace API');
+      expect(upstream.requests).toHaveLength(1);
     }
   });
 
   it('reports a write answered 2xx with a body that is not JSON as applied, sent once', async () => {
     const upstream = await impostor(201, '<html>created</html>', 'text/html');
-    try {
-      const connection = await serverAt(upstream.url);
-      const { isError, text } = seen(await connection.call('create_folder', { name: 'Once' }));
-      expect(isError).toBe(true);
-      expect(text).toMatch(/^Sent; the API answered HTTP 201, so the request was applied\./);
-      expect(text).toContain('POST /v2/');
-      expect(text).toContain('Do not send it again');
-      expect(upstream.requests).toHaveLength(1);
-    } finally {
-      await upstream.close();
-    }
+    const connection = await serverAt(upstream.url);
+    const { isError, text } = seen(await connection.call('create_folder', { name: 'Once' }));
+    expect(isError).toBe(true);
+    expect(text).toMatch(/^Sent; the API answered HTTP 201, so the request was applied\./);
+    expect(text).toContain('POST /v2/');
+    expect(text).toContain('Do not send it again');
+    expect(upstream.requests).toHaveLength(1);
   });
 
   it('reports a write that got one 429 as not sent, with the budget, and claims no backoff', async () => {

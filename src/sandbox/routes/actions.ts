@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, requireInWorkspace, type Workspace } from '../state.js';
 import {
   FIELD_TYPES, STEP_METHODS, checkUrl, maskedStep, orderedSteps, parseMaskedValues, parseResponseMapping, resolveOutputs, runStep,
@@ -111,7 +111,7 @@ function dataStepOf(req: RouteRequest, id: unknown): DataStep | undefined {
   return requireInWorkspace(req.state, req.workspace, 'dataSteps', id, 'Data step not found');
 }
 
-function createTool(req: RouteRequest) {
+export function createTool(req: RouteRequest) {
   const body = objectBody(req.body);
   const v = new Violations();
   const name = requireString(v, 'name', body.name);
@@ -130,7 +130,7 @@ function createTool(req: RouteRequest) {
   return { status: 201, body: toolView(req.workspace, tool) };
 }
 
-function updateTool(req: RouteRequest) {
+export function updateTool(req: RouteRequest) {
   const tool = loadTool(req, uuidParam(req.params, 'id'));
   const body = objectBody(req.body);
   const v = new Violations();
@@ -150,7 +150,7 @@ function updateTool(req: RouteRequest) {
 }
 
 /** Create a data step; with the `id` of an existing step it updates that step (sandbox choice, masking applies). */
-function saveDataStep(req: RouteRequest) {
+export function saveDataStep(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -194,7 +194,7 @@ function saveDataStep(req: RouteRequest) {
   return { status: 201, body: maskedStep(step) };
 }
 
-function assign(req: RouteRequest) {
+export function assign(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -235,7 +235,7 @@ function inputsOf(v: Violations, raw: unknown): Record<string, unknown> {
   return raw;
 }
 
-async function testTool(req: RouteRequest) {
+export async function testTool(req: RouteRequest) {
   const ws = req.workspace;
   const tool = loadTool(req, uuidParam(req.params, 'id'));
   const body = objectBody(req.body);
@@ -281,7 +281,7 @@ async function testTool(req: RouteRequest) {
 }
 
 /** Tests one HTTP call: a stored step by `id` (fields given override it; masked values keep its secrets) or a full config. */
-async function testDataStep(req: RouteRequest) {
+export async function testDataStep(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -309,19 +309,10 @@ async function testDataStep(req: RouteRequest) {
   return { body: { success: outcome.success, status: outcome.status, response: outcome.response, ...(outcome.error ? { error: outcome.error } : {}) } };
 }
 
-export const routes = defineRoutes([
-  {
-    method: 'GET', path: '/v2/hc-tools/public', scope: 'read',
-    handler: (req) => ({
-      body: [...req.workspace.tools.values()]
-        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
-        .map((tool) => compactTool(req.workspace, tool)),
-    }),
-  },
-  { method: 'POST', path: '/v2/hc-tools/public', scope: 'write', handler: createTool },
-  { method: 'PATCH', path: '/v2/hc-tools/{id}/public', scope: 'write', handler: updateTool },
-  { method: 'POST', path: '/v2/api-function-configs/public', scope: 'write', handler: saveDataStep },
-  { method: 'POST', path: '/v2/hc-tools/junctions/public', scope: 'write', handler: assign },
-  { method: 'POST', path: '/v2/hc-tools/{id}/test-run/public', scope: 'write', handler: testTool },
-  { method: 'POST', path: '/v2/api-function-configs/test-run/public', scope: 'write', handler: testDataStep },
-]);
+export function listTools(req: RouteRequest) {
+  return {
+    body: [...req.workspace.tools.values()]
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
+      .map((tool) => compactTool(req.workspace, tool)),
+  };
+}

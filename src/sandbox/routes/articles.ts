@@ -4,7 +4,7 @@
  */
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, requireInWorkspace } from '../state.js';
 import type { Article } from '../types.js';
 import { Violations, isPlainObject, objectBody, oneOf, optionalBoolean, optionalString, requireString } from '../validate.js';
@@ -66,7 +66,7 @@ function articleOr404(req: RouteRequest): Article {
   return requireInWorkspace(req.state, req.workspace, 'articles', req.params.id, `Article ${req.params.id} not found`);
 }
 
-function listArticles(req: RouteRequest) {
+export function listArticles(req: RouteRequest) {
   const v = new Violations();
   const type = oneOf(v, 'type', req.query.get('type') ?? undefined, ARTICLE_TYPES) ?? 'live';
   v.throwIfAny();
@@ -77,7 +77,7 @@ function listArticles(req: RouteRequest) {
   return { body: articles.map(articleView) };
 }
 
-function articlesByIds(req: RouteRequest) {
+export function articlesByIds(req: RouteRequest) {
   const body = objectBody(req.body);
   if (!Array.isArray(body.articleIds) || body.articleIds.some((id) => typeof id !== 'string')) {
     throw badRequest(['articleIds must be an array of strings']);
@@ -126,7 +126,7 @@ function newArticle(req: RouteRequest, body: ArticleBody, fields: Pick<Article, 
   };
 }
 
-function createArticle(req: RouteRequest) {
+export function createArticle(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const input = objectBody(req.body);
   const content = readContent(input, { required: true });
@@ -147,7 +147,7 @@ function createArticle(req: RouteRequest) {
   return { status: 201, body: articleView(article) };
 }
 
-function updateArticle(req: RouteRequest) {
+export function updateArticle(req: RouteRequest) {
   const article = articleOr404(req);
   const body = objectBody(req.body);
   const content = readContent(body);
@@ -160,7 +160,7 @@ function updateArticle(req: RouteRequest) {
   return { body: articleView(article) };
 }
 
-function createDraft(req: RouteRequest) {
+export function createDraft(req: RouteRequest) {
   const ws = req.workspace;
   const live = articleOr404(req);
   if (live.isDraft) throw badRequest([`article ${live.id} is a draft; drafts are created from live articles`]);
@@ -176,7 +176,7 @@ function createDraft(req: RouteRequest) {
   return { status: 201, body: articleView(draft) };
 }
 
-function publishDraft(req: RouteRequest) {
+export function publishDraft(req: RouteRequest) {
   const ws = req.workspace;
   const draft = findInWorkspace(req.state, ws, 'articles', req.params.id);
   if (!draft || !draft.isDraft) throw notFound(`Draft article ${req.params.id} not found`);
@@ -201,7 +201,7 @@ function publishDraft(req: RouteRequest) {
   return { body: articleView(live) };
 }
 
-function moveArticle(req: RouteRequest) {
+export function moveArticle(req: RouteRequest) {
   const article = articleOr404(req);
   const body = objectBody(req.body);
   const folder = existingFolder(req.state, req.workspace, 'parentFolderId', body.parentFolderId);
@@ -211,19 +211,8 @@ function moveArticle(req: RouteRequest) {
   return { body: articleView(article) };
 }
 
-function deleteArticle(req: RouteRequest) {
+export function deleteArticle(req: RouteRequest) {
   const article = articleOr404(req);
   req.workspace.articles.delete(article.id);
   return { body: { success: true } };
 }
-
-export const routes = defineRoutes([
-  { method: 'GET', path: '/v2/hc-articles/public', scope: 'read', handler: listArticles },
-  { method: 'POST', path: '/v2/hc-articles/ids/public', scope: 'read', handler: articlesByIds },
-  { method: 'POST', path: '/v2/hc-articles/public', scope: 'write', handler: createArticle },
-  { method: 'PUT', path: '/v2/hc-articles/{id}/public', scope: 'write', handler: updateArticle },
-  { method: 'POST', path: '/v2/hc-articles/{id}/draft/public', scope: 'write', handler: createDraft },
-  { method: 'POST', path: '/v2/hc-articles/{id}/publish/public', scope: 'write', handler: publishDraft },
-  { method: 'PUT', path: '/v2/hc-articles/{id}/move/public', scope: 'write', handler: moveArticle },
-  { method: 'DELETE', path: '/v2/hc-articles/{id}/public', scope: 'write', handler: deleteArticle },
-]);

@@ -4,7 +4,7 @@
 import type { SortKey } from '../conversation-store.js';
 import { badRequest, forbiddenWorkspace, internalError, notAcceptable } from '../errors.js';
 import { isUuid, newId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { addUsedArticles, buildReply } from '../reply.js';
 import {
   DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, ownerOf, toPublicConversation, toPublicEvent,
@@ -43,7 +43,7 @@ function textFilter(v: Violations, name: string, raw: string | null): string | u
   return trimmed.toLowerCase();
 }
 
-function listConversations(req: RouteRequest) {
+export function listConversations(req: RouteRequest) {
   const { query: q, workspace: ws, state } = req;
   const v = new Violations();
   const since = queryInt(v, 'since', q.get('since'));
@@ -94,7 +94,7 @@ function listConversations(req: RouteRequest) {
   };
 }
 
-function generateAnswer(req: RouteRequest) {
+export function generateAnswer(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -166,7 +166,7 @@ function generateAnswer(req: RouteRequest) {
   return { body: created.map((e) => toPublicEvent(state, e)) };
 }
 
-function feedback(req: RouteRequest) {
+export function feedback(req: RouteRequest) {
   const { workspace: ws } = req;
   const id = req.params.id;
   const body = objectBody(req.body);
@@ -198,16 +198,8 @@ function feedback(req: RouteRequest) {
   return { body: { success: true } };
 }
 
-function deleteConversation(req: RouteRequest) {
+export function deleteConversation(req: RouteRequest) {
   const conv = req.workspace.conversations.get(req.params.id);
   if (conv) req.workspace.conversations.delete(conv.id);
   return { body: { success: true } };
 }
-
-export const routes = defineRoutes([
-  { method: 'GET', path: '/v2/hc-interactions/public', scope: 'read', handler: listConversations },
-  { method: 'POST', path: '/v2/hc-interactions/events/public', scope: 'write', handler: generateAnswer },
-  { method: 'POST', path: '/v2/hc-interactions/{id}/feedback/public', scope: 'write', handler: feedback },
-  { method: 'DELETE', path: '/v2/hc-interactions/{id}/public', scope: 'write', handler: deleteConversation },
-]);
-

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.js';
 import { newId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { findInWorkspace, folderBotIds, folderSubtree, folderView, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { Folder } from '../types.js';
 import { Violations, objectBody, requireString } from '../validate.js';
@@ -28,7 +28,7 @@ function byCreation(a: Folder, b: Folder): number {
   return a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 }
 
-function listFolders(req: RouteRequest) {
+export function listFolders(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const botId = req.query.get('botId');
   let folders = [...ws.folders.values()];
@@ -47,7 +47,7 @@ function folderOr404(req: RouteRequest): Folder {
   return requireInWorkspace(req.state, req.workspace, 'folders', req.params.id, `Folder ${req.params.id} not found`);
 }
 
-function createFolder(req: RouteRequest) {
+export function createFolder(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -60,7 +60,7 @@ function createFolder(req: RouteRequest) {
   return { status: 201, body: folderView(ws, folder) };
 }
 
-function updateFolder(req: RouteRequest) {
+export function updateFolder(req: RouteRequest) {
   const folder = folderOr404(req);
   const body = objectBody(req.body);
   const v = new Violations();
@@ -73,7 +73,7 @@ function updateFolder(req: RouteRequest) {
   return { body: folderView(req.workspace, folder) };
 }
 
-function moveFolder(req: RouteRequest) {
+export function moveFolder(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const folder = folderOr404(req);
   const body = objectBody(req.body);
@@ -87,7 +87,7 @@ function moveFolder(req: RouteRequest) {
   return { body: folderView(ws, folder) };
 }
 
-function deleteFolder(req: RouteRequest) {
+export function deleteFolder(req: RouteRequest) {
   const ws = req.workspace;
   const folder = folderOr404(req);
   const articles = [...ws.articles.values()].filter((a) => a.parentFolderId === folder.id).length;
@@ -100,7 +100,7 @@ function deleteFolder(req: RouteRequest) {
   return { body: { success: true } };
 }
 
-function assignFolders(req: RouteRequest) {
+export function assignFolders(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -121,12 +121,3 @@ function assignFolders(req: RouteRequest) {
   const assigned = [...ws.botFolderJunctions.values()].filter((j) => j.botId === bot.id).map((j) => j.folderId);
   return { body: { botId: bot.id, folderIds: [...new Set(assigned)], added } };
 }
-
-export const routes = defineRoutes([
-  { method: 'GET', path: '/v2/hc-folders/public', scope: 'read', handler: listFolders },
-  { method: 'POST', path: '/v2/hc-folders/public', scope: 'write', handler: createFolder },
-  { method: 'PUT', path: '/v2/hc-folders/{id}/public', scope: 'write', handler: updateFolder },
-  { method: 'PUT', path: '/v2/hc-folders/{id}/move/public', scope: 'write', handler: moveFolder },
-  { method: 'DELETE', path: '/v2/hc-folders/{id}/public', scope: 'write', handler: deleteFolder },
-  { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', scope: 'write', handler: assignFolders },
-]);

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.js';
 import { newId, newJobId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
 import type { Article, Folder, JobStatus, SourceRecord } from '../types.js';
 import { Violations, objectBody, requireString } from '../validate.js';
@@ -156,7 +156,7 @@ function queue(req: RouteRequest, documentIds: string[], folderId: string | null
   });
 }
 
-function generate(req: RouteRequest) {
+export function generate(req: RouteRequest) {
   const body = objectBody(req.body);
   const v = new Violations();
   const documentId = requireString(v, 'documentId', body.documentId);
@@ -166,7 +166,7 @@ function generate(req: RouteRequest) {
   return { body: queue(req, [documentId!], folderId)[0] };
 }
 
-function generateBulk(req: RouteRequest) {
+export function generateBulk(req: RouteRequest) {
   const body = objectBody(req.body);
   const v = new Violations();
   const documentIds = idList(v, 'documentIds', body.documentIds);
@@ -176,7 +176,7 @@ function generateBulk(req: RouteRequest) {
   return { body: { jobs: queue(req, [...new Set(documentIds)], folderId) } };
 }
 
-function jobsStatus(req: RouteRequest) {
+export function jobsStatus(req: RouteRequest) {
   const body = objectBody(req.body);
   const v = new Violations();
   const jobIds = idList(v, 'jobIds', body.jobIds);
@@ -204,7 +204,7 @@ function hostOf(url: string): string {
   }
 }
 
-function initializeTree(req: RouteRequest) {
+export function initializeTree(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -232,7 +232,7 @@ function initializeTree(req: RouteRequest) {
   return { body: { treeId: tree.treeId, parentFolderId, folders: tree.folders, skipped } };
 }
 
-function persistTree(req: RouteRequest) {
+export function persistTree(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -258,11 +258,3 @@ function persistTree(req: RouteRequest) {
   tree.persisted = true;
   return { body: { treeId: tree.treeId, folders, articles } };
 }
-
-export const routes = defineRoutes([
-  { method: 'POST', path: '/v2/knowledge/public/tree/initialize', scope: 'write', handler: initializeTree },
-  { method: 'POST', path: '/v2/knowledge/public/tree/persist', scope: 'write', handler: persistTree },
-  { method: 'POST', path: '/v2/knowledge/public', scope: 'write', handler: generate },
-  { method: 'POST', path: '/v2/knowledge/public/bulk', scope: 'write', handler: generateBulk },
-  { method: 'POST', path: '/v2/knowledge/public/jobs/status', scope: 'read', handler: jobsStatus },
-]);

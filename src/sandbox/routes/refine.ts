@@ -7,7 +7,7 @@
  */
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import { defineRoutes } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { AnswerSnapshot, Conversation, FixChange, FixIteration, FixReviewSession, StoredEvent } from '../types.js';
 
@@ -192,13 +192,8 @@ export function isRefineOutcome(value: unknown): value is RefineOutcome {
   return REFINE_OUTCOMES.includes(value as RefineOutcome);
 }
 
-export const routes = defineRoutes([
-  {
-    method: 'GET', path: '/v2/fix-review/interactions/{id}/events/{eventId}/session/public', scope: 'read',
-    handler: (req) => {
-      const { conversation, event } = targetOf(req.state, req.workspace, req.params.id ?? '', req.params.eventId ?? '');
-      const session = activeSession(req.workspace, conversation.id, event.id);
-      return { body: session ? sessionView(req.state, session) : null };
-    },
-  },
-]);
+export function getRefineSession(req: RouteRequest) {
+  const { conversation, event } = targetOf(req.state, req.workspace, req.params.id ?? '', req.params.eventId ?? '');
+  const session = activeSession(req.workspace, conversation.id, event.id);
+  return { body: session ? sessionView(req.state, session) : null };
+}

@@ -4,7 +4,7 @@
  * (spec); a version id is not a UUID (the spec shows the form v<N>).
  */
 import { badRequest, notFound } from '../errors.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { requireInWorkspace } from '../state.js';
 import type { IntentRule, RuleVersion } from '../types.js';
 import { uuidParam } from '../validate.js';
@@ -23,22 +23,15 @@ function versionView(version: RuleVersion, withFlow: boolean): Record<string, un
   return { versionId: version.versionId, version: version.version, createdAt: version.createdAt, createdBy: version.createdBy, item };
 }
 
-export const routes = defineRoutes([
-  {
-    method: 'GET', path: '/v2/hc-rules/{id}/versions/public', scope: 'read',
-    handler: (req) => {
-      const rule = loadRule(req);
-      const versions = [...rule.versions].sort((a, b) => b.version - a.version).map((v) => versionView(v, false));
-      return { body: { ruleId: rule.id, activeVersionId: rule.activeVersionId, versions } };
-    },
-  },
-  {
-    method: 'GET', path: '/v2/hc-rules/{id}/versions/{versionId}/public', scope: 'read',
-    handler: (req) => {
-      const rule = loadRule(req);
-      const version = rule.versions.find((v) => v.versionId === req.params.versionId);
-      if (!version) throw notFound('Rule version not found for this rule');
-      return { body: [versionView(version, true)] };
-    },
-  },
-]);
+export function listRuleVersions(req: RouteRequest) {
+  const rule = loadRule(req);
+  const versions = [...rule.versions].sort((a, b) => b.version - a.version).map((v) => versionView(v, false));
+  return { body: { ruleId: rule.id, activeVersionId: rule.activeVersionId, versions } };
+}
+
+export function getRuleVersion(req: RouteRequest) {
+  const rule = loadRule(req);
+  const version = rule.versions.find((v) => v.versionId === req.params.versionId);
+  if (!version) throw notFound('Rule version not found for this rule');
+  return { body: [versionView(version, true)] };
+}

@@ -4,7 +4,7 @@
  */
 import { badRequest } from '../errors.js';
 import { isUuid, newId, newJobId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { advanceJob, findInWorkspace, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { IngestionJob, ProviderKind, SourceKind, SourceRecord } from '../types.js';
 import { Violations, isPlainObject, objectBody, optionalBoolean, optionalString, requireString } from '../validate.js';
@@ -132,7 +132,7 @@ function importedKeys(ws: Workspace, provider: ProviderKind): { externalIds: Set
   return { externalIds, urls };
 }
 
-function discover(req: RouteRequest) {
+export function discover(req: RouteRequest) {
   const provider = checkProvider(req);
   const ws = req.workspace;
   const { externalIds, urls } = importedKeys(ws, provider);
@@ -156,7 +156,7 @@ function discover(req: RouteRequest) {
 
 const RESOURCE_FIELDS = ['originalUrl', 'title', 'externalId', 'mimeType'] as const;
 
-function register(req: RouteRequest) {
+export function register(req: RouteRequest) {
   const provider = checkProvider(req);
   const ws = req.workspace;
   const body = objectBody(req.body);
@@ -205,7 +205,7 @@ function register(req: RouteRequest) {
 
 const CRAWL_PAGES = ['faq', 'shipping', 'returns', 'warranty', 'sizing', 'care-guide', 'contact', 'gift-cards', 'payment-methods', 'track-order'];
 
-function crawl(req: RouteRequest) {
+export function crawl(req: RouteRequest) {
   const body = objectBody(req.body);
   const v = new Violations();
   const url = requireString(v, 'url', body.url);
@@ -235,7 +235,7 @@ function stringArray(v: Violations, name: string, value: unknown): string[] {
   return value.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim());
 }
 
-function ingest(req: RouteRequest) {
+export function ingest(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
   const v = new Violations();
@@ -312,17 +312,9 @@ function ingest(req: RouteRequest) {
   };
 }
 
-function getSource(req: RouteRequest) {
+export function getSource(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const id = req.params.id;
   const record = requireInWorkspace(state, ws, 'sources', id, `Source ${id} not found`);
   return { body: sourceView(refreshSource(state, ws, record)) };
 }
-
-export const routes = defineRoutes([
-  { method: 'GET', path: '/v2/documents/public/resources/{provider}', scope: 'read', handler: discover },
-  { method: 'POST', path: '/v2/documents/public/resources/{provider}', scope: 'write', handler: register },
-  { method: 'POST', path: '/v2/documents/public/deep-crawl/links', scope: 'write', handler: crawl },
-  { method: 'POST', path: '/v2/documents/public', scope: 'write', handler: ingest },
-  { method: 'GET', path: '/v2/documents/public/{id}', scope: 'read', handler: getSource },
-]);

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isUuid, newId } from '../ids.js';
-import { defineRoutes, type RouteRequest } from '../router.js';
+import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { CriteriaGroup, TestSetRun } from '../types.js';
 import { Violations, objectBody, oneOf, optionalString, uuidParam } from '../validate.js';
@@ -30,7 +30,7 @@ function effectiveCriteria(ws: Workspace, local: number, groupIds: string[]): nu
   return groupIds.reduce((sum, id) => sum + (ws.criteriaGroups.get(id)?.criteria.length ?? 0), local);
 }
 
-function addCases(req: RouteRequest) {
+export function addCases(req: RouteRequest) {
   const ws = req.workspace;
   const group = requireInWorkspace(req.state, ws, 'criteriaGroups', uuidParam(req.params, 'id'), 'Criteria group not found');
   const body = objectBody(req.body);
@@ -122,7 +122,7 @@ export function runView(state: SandboxState, run: TestSetRun): Record<string, un
   };
 }
 
-function startRun(req: RouteRequest) {
+export function startRun(req: RouteRequest) {
   const ws = req.workspace;
   const testSet = requireInWorkspace(req.state, ws, 'testSets', uuidParam(req.params, 'testSetId'), 'Test set not found');
   const body = objectBody(req.body);
@@ -143,8 +143,3 @@ function startRun(req: RouteRequest) {
   runPlans.set(run, { runMs: req.state.testRunTimings?.runMs ?? DEFAULT_RUN_MS, ws });
   return { status: 201, body: runView(req.state, run) };
 }
-
-export const routes = defineRoutes([
-  { method: 'POST', path: '/v2/test-suite/criteria-groups/{id}/cases/public', scope: 'write', handler: addCases },
-  { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', scope: 'write', handler: startRun },
-]);
