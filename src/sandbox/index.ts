@@ -8,5 +8,4 @@ export { SEED } from './seed-ids.js';
 export type { SeedIds } from './seed-ids.js';
 export type { RateLimitSetting, RateScope } from './ratelimit.js';
 export { HttpError } from './errors.js';
-export { defineRoutes } from './router.js';
 export type { RouteDef, RouteRequest, RouteResult, RouteHandler } from './router.js';

@@ -42,11 +42,6 @@ export interface RouteDef {
   handler: RouteHandler;
 }
 
-/** Identity helper for typing a table of routes. */
-export function defineRoutes(routes: RouteDef[]): RouteDef[] {
-  return routes;
-}
-
 interface CompiledRoute {
   def: RouteDef;
   segments: ({ literal: string } | { param: string })[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SEED, startSandbox } from '../../src/sandbox/index.js';
-import { Router, defineRoutes } from '../../src/sandbox/router.js';
+import { Router } from '../../src/sandbox/router.js';
 import { advanceJob, liveArticlesForBot, maskValues } from '../../src/sandbox/state.js';
 
 describe('seed', () => {
@@ -79,11 +79,11 @@ describe('seed', () => {
 describe('router', () => {
   it('prefers literal segments over parameters and keeps empty parameters', () => {
     const h = () => ({ body: null });
-    const r = new Router(defineRoutes([
+    const r = new Router([
       { method: 'POST', path: '/v2/hc-tools/{id}/public', scope: 'write', handler: h },
       { method: 'POST', path: '/v2/hc-tools/junctions/public', scope: 'write', handler: h },
       { method: 'GET', path: '/v2/hc-rules/{id}/versions/{versionId}/public', scope: 'read', handler: h },
-    ]));
+    ]);
     expect(r.match('POST', '/v2/hc-tools/junctions/public')!.def.path).toBe('/v2/hc-tools/junctions/public');
     expect(r.match('POST', '/v2/hc-tools/abc/public')!.params).toEqual({ id: 'abc' });
     expect(r.match('GET', '/v2/hc-rules//versions/v1/public')!.params).toEqual({ id: '', versionId: 'v1' });
