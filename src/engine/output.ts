@@ -99,11 +99,18 @@ function cutDeep(value: unknown, depth: number): unknown {
 function deeperThan(value: unknown, levels: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (levels === 0) return true;
+  // Most entries are scalars: they are passed over here rather than in a call each.
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) if (deeperThan(value[index], levels - 1)) return true;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (typeof item === 'object' && item !== null && deeperThan(item, levels - 1)) return true;
+    }
     return false;
   }
-  for (const key in value) if (deeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null && deeperThan(item, levels - 1)) return true;
+  }
   return false;
 }
 
@@ -174,6 +181,14 @@ function cutWide(value: unknown, width: number): unknown {
   return value;
 }
 
+function allScalars(values: unknown[]): boolean {
+  for (let index = 0; index < values.length; index++) {
+    const value: unknown = values[index];
+    if (typeof value === 'object' && value !== null) return false;
+  }
+  return true;
+}
+
 function isEmptyRecord(value: unknown): boolean {
   if (!isRecord(value)) return false;
   for (const _ in value) return false;
@@ -204,20 +219,19 @@ const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const UNSAFE_IN_LINES = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 /** Text that needs `oneLine`'s work: an unsafe character or something like an envelope tag. */
 const NEEDS_CLEANING = new RegExp(`${UNSAFE.source}|untrusted-data-`, 'u');
-const TAG_PREFIX = 'untrusted-data-';
+
+/** Anything outside printable ASCII, or the tag prefix: what `needsCleaning` asks the exact pattern about. */
+const NOT_PLAIN_ASCII = /[^\x20-\x7e]|untrusted-data-/;
 
 /**
- * Whether text needs `oneLine`'s work. Printable ASCII holds no unsafe character, so for such text
- * (most ids, times and words) only the tag prefix is looked for; any other character sends the
- * text to the exact pattern. The loop is several times cheaper than the pattern per string, and a
- * result has hundreds of them. A test checks every character below U+10000 against UNSAFE.
+ * Whether text needs `oneLine`'s work. Printable ASCII holds no unsafe character, so text that is
+ * printable ASCII without the tag prefix (most ids, times and words) needs none, which one search
+ * for a character outside that range finds; any other text goes to the exact pattern. A result has
+ * hundreds of strings, and the search is several times cheaper than the exact pattern and cheaper
+ * than a loop over the characters. A test checks every character below U+10000 against UNSAFE.
  */
 function needsCleaning(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e) return NEEDS_CLEANING.test(text);
-  }
-  return text.includes(TAG_PREFIX);
+  return NOT_PLAIN_ASCII.test(text) && NEEDS_CLEANING.test(text);
 }
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -387,18 +401,24 @@ class Renderer {
     if (isRecord(value)) {
       for (const rawName in value) {
         const item = value[rawName];
-        if (item === null || item === undefined || (Array.isArray(item) && item.length === 0) || isEmptyRecord(item)) continue;
+        if (item === null || item === undefined) continue;
+        // Most fields are scalars: one type test tells them from lists and records.
+        if (typeof item !== 'object') {
+          const name = this.fieldName(rawName);
+          if (name.text) this.holdsText = true;
+          lines.push((name.prefixes[indent] ??= `${pad}${name.shown}: `) + this.scalar(item, name));
+          continue;
+        }
+        const list = Array.isArray(item);
+        if (list ? item.length === 0 : isEmptyRecord(item)) continue;
         const name = this.fieldName(rawName);
         if (name.text) this.holdsText = true;
-        const prefix = (name.prefixes[indent] ??= `${pad}${name.shown}: `);
-        if (Array.isArray(item) && item.every((element) => !isRecord(element) && !Array.isArray(element))) {
-          lines.push(prefix + item.map((element) => this.scalar(element, name)).join(', '));
-        } else if (Array.isArray(item) || isRecord(item)) {
+        if (list && allScalars(item)) {
+          lines.push((name.prefixes[indent] ??= `${pad}${name.shown}: `) + this.scalars(item, name));
+        } else {
           lines.push(`${pad}${name.shown}:`);
           // A list's dashes sit under its name, as YAML allows: two spaces less on every line of it.
-          this.outline(lines, item, Array.isArray(item) ? indent : indent + 1, name);
-        } else {
-          lines.push(prefix + this.scalar(item, name));
+          this.outline(lines, item, list ? indent : indent + 1, name);
         }
       }
       return;
@@ -418,6 +438,13 @@ class Renderer {
       PLAIN_NAMES.set(rawName, name);
     }
     return name;
+  }
+
+  /** A list of scalars on one line. */
+  private scalars(values: unknown[], key: FieldName): string {
+    let line = '';
+    for (let index = 0; index < values.length; index++) line += (index === 0 ? '' : ', ') + this.scalar(values[index], key);
+    return line;
   }
 
   private scalar(value: unknown, key: FieldName | undefined): string {
