@@ -160,8 +160,9 @@ function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, 
   return current;
 }
 
+/** Long strings cut, marked with ASCII dots for the reason `shortened` gives (tools/lib/records.ts). */
 function cutStrings(value: unknown, limit: number): unknown {
-  if (typeof value === 'string') return value.length > limit ? `${value.slice(0, limit)}… [${value.length - limit} more characters cut]` : value;
+  if (typeof value === 'string') return value.length > limit ? `${value.slice(0, limit)}... [${value.length - limit} more characters cut]` : value;
   if (Array.isArray(value)) return value.map((item) => cutStrings(item, limit));
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutStrings(item, limit)]));
   return value;

@@ -19,9 +19,13 @@ export function defined(record: Record<string, unknown>): Record<string, unknown
   return kept;
 }
 
-/** Shortens message text in compact views, saying so; the full view has it whole. */
+/**
+ * Shortens message text in compact views, saying so; the full view has it whole. The cut is marked
+ * with three dots, not U+2026: one character beyond Latin-1 makes the whole text and its JSON
+ * two-byte strings, which cost about a fifth more to build, serialise and encode for every call.
+ */
 export function shortened(text: unknown, length = 240): unknown {
-  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}… [${text.length - length} more characters: view "full"]` : text;
+  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}... [${text.length - length} more characters: view "full"]` : text;
 }
 
 /** A field of a write's response as text, for `done` lines: `?` when the response lacks it. */
