@@ -160,7 +160,7 @@ function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, 
   return current;
 }
 
-/** Long strings cut, marked with ASCII dots for the reason `shortened` gives (tools/lib/records.ts). */
+/** Long strings cut, marked with ASCII dots: one character beyond Latin-1 would make the text and its JSON two-byte strings, slower to build and encode. */
 function cutStrings(value: unknown, limit: number): unknown {
   if (typeof value === 'string') return value.length > limit ? `${value.slice(0, limit)}... [${value.length - limit} more characters cut]` : value;
   if (Array.isArray(value)) return value.map((item) => cutStrings(item, limit));
