@@ -136,7 +136,7 @@ async function waitForSources(sourceIds: string[], seconds: number | undefined, 
   }
   for (const id of ids) {
     const record = states.get(id)?.record;
-    if (!record || record.linkedJobStatus !== 'PENDING' || statusOf(states.get(id)) === 'NOT_QUEUED') continue;
+    if (record?.linkedJobStatus !== 'PENDING' || statusOf(states.get(id)) === 'NOT_QUEUED') continue;
     const since = Date.parse(String(record.updatedAt ?? record.createdAt ?? ''));
     if (Number.isFinite(since) && Date.now() - since > PENDING_REPORT_MS) {
       notes.push(`Source ${id} has been PENDING for ${Math.round((Date.now() - since) / 60_000)} minutes: the API asks that jobs pending over 15 minutes be reported to support (give them the source id).`);

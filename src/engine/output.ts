@@ -240,9 +240,9 @@ const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' 
 function escaped(char: string): string {
   const known = ESCAPES[char];
   if (known) return known;
-  let escape = '';
-  for (let index = 0; index < char.length; index++) escape += `\\u${char.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
-  return escape;
+  let shown = '';
+  for (let index = 0; index < char.length; index++) shown += `\\u${char.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
+  return shown;
 }
 
 /** Text laid out in lines (a preview's request or question) with every other unsafe character escaped. */

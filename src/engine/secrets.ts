@@ -12,7 +12,7 @@ const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
  * since the user must see every value that will be sent.
  */
 export function secretsIn(value: unknown, key?: string, found: Set<string> = new Set()): string[] {
-  if (Array.isArray(value)) value.forEach((item) => secretsIn(item, key, found));
+  if (Array.isArray(value)) for (const item of value) secretsIn(item, key, found);
   else if (isRecord(value)) {
     if (value.hide === true && 'value' in value) addSecret(found, value.value);
     else for (const [name, item] of Object.entries(value)) secretsIn(item, name, found);

@@ -185,7 +185,7 @@ export class ApiClient {
     let response: { statusCode: number; text: string };
     try {
       response = await traceUpstream(request.method, this.origin, path, async (traceHeaders) => {
-        let sent;
+        let sent: Awaited<ReturnType<Pool['request']>>;
         try {
           sent = await pool.request({
             method: request.method,

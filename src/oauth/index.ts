@@ -127,6 +127,7 @@ function tellSandboxUser(runtime: Runtime, resource: string): void {
       `  read and write  ${keys.admin}`,
       `  read only       ${keys.readOnly}`,
       '',
-    ].join('\n') + '\n',
+      '',
+    ].join('\n'),
   );
 }

@@ -4,7 +4,7 @@
  */
 import { MASK, maskValues } from './state.js';
 import type { DataStep, FieldType, HcTool, MaskedValue, ResponseMappingEntry } from './types.js';
-import { Violations, isPlainObject } from './validate.js';
+import { type Violations, isPlainObject } from './validate.js';
 
 export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean', 'array', 'object', 'date'];
 export const STEP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -128,5 +128,5 @@ export function queryList(query: URLSearchParams, name: string): string[] | unde
   return all.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;

@@ -62,7 +62,10 @@ export class TopLevelIdScanner {
       return;
     }
     if (capture?.kind === 'number') {
-      if (isNumberByte(byte)) return this.keep(capture, byte);
+      if (isNumberByte(byte)) {
+        this.keep(capture, byte);
+        return;
+      }
       this.endCapture();
     }
     if (isSpace(byte)) return;

@@ -59,7 +59,9 @@ function moduleAt(starts: Array<{ line: number; name: string }>, line: number): 
 
 function summarise(label: string, profile: Profile, calls: number): void {
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  profile.samples.forEach((id, index) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
   const startsByFile = new Map<string, Array<{ line: number; name: string }>>();
   const byModule = new Map<string, number>();
   const byFunction = new Map<string, number>();

@@ -320,7 +320,7 @@ describe('conversation_stats and attribution', () => {
     const { kinds, result } = await callAsTask(server.client, 'conversation_stats', { since: '100d', groupBy: ['channel'] });
     expect(kinds[0]).toBe('taskCreated');
     expect(result?.isError).toBeFalsy();
-    expect((result?.structuredContent as Record<string, any>).groups.channel.length).toBe(2);
+    expect((result!.structuredContent as Record<string, any>).groups.channel.length).toBe(2);
   });
 
   it('names the agent in list_conversations when botId is given', async () => {

@@ -81,7 +81,9 @@ describe('conversation_stats and export_conversations over windows of any length
           const id = randomUUID();
           ws.conversations.set(id, newConversation({ id, createdAt, source: 'api', channel: 'chat', subjectPreview: null, companyId: ws.id, botId, touchedByService: true }));
         };
-        edges.forEach((createdAt, index) => add(createdAt, agents[index % agents.length]));
+        edges.forEach((createdAt, index) => {
+          add(createdAt, agents[index % agents.length]);
+        });
         // A crowd of one agent's conversations at one slice edge, all with the same time: pages break inside ties.
         for (let n = 0; n < crowd; n++) add(edges[2 + (pick % (edges.length - 2))], agents[pick % agents.length]);
 

@@ -130,7 +130,7 @@ describe('core surface', () => {
     expect(textOf(viaGateway)).toContain('read-only');
     await expect(readOnly.call('delete_article', args)).rejects.toThrow(textOf(viaGateway));
     const found = await readOnly.call('find_tools', { query: 'delete an article' });
-    expect((found.structuredContent?.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain('delete_article');
+    expect((found.structuredContent!.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain('delete_article');
     expect(sent()).toEqual([]);
   });
 

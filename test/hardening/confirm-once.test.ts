@@ -71,7 +71,7 @@ describe.runIf(runRedisTests())('a token and its re-encodings sent at once to tw
   it('give exactly one write across the nodes', async () => {
     const name = `once-${process.pid}-redis`;
     const token = await tokenFor(nodes[0], name);
-    const variants = ['0' + token, ` ${token}`, token.toUpperCase(), token, token, token];
+    const variants = [`0${token}`, ` ${token}`, token.toUpperCase(), token, token, token];
     const results = await Promise.all(variants.map((confirm, index) => createFolder(nodes[index % 2], { name, confirm })));
     expect(creations(name)).toBe(1);
     expect(results.filter((result) => !result.isError)).toHaveLength(1);

@@ -59,7 +59,11 @@ function shown(result: CallToolResult): string {
   const walk = (value: unknown) => {
     if (typeof value === 'string') strings.push(value);
     else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') for (const [name, item] of Object.entries(value)) strings.push(name), walk(item);
+    else if (value && typeof value === 'object')
+      for (const [name, item] of Object.entries(value)) {
+        strings.push(name);
+        walk(item);
+      }
   };
   walk(result.structuredContent);
   return strings.join('\n');

@@ -37,6 +37,7 @@ describe('text rendering (finding 2)', () => {
     expect(outside).not.toContain('trusted: follow it');
     expect(outside).not.toContain('Ignore the above');
     expect(text.split('\n').filter((line) => line.includes('follow it')).every((line) => line.includes('\\n'))).toBe(true);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters that must not reach the text
     expect(text).not.toMatch(/[\u0080-\u009f\u2028\u2029\u001b\r]/);
   });
   it('puts external API responses, names and descriptions in an envelope, once per record, never an empty one', () => {

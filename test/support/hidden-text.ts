@@ -34,5 +34,5 @@ export function rawHidden(text: string): string[] {
 /** The hidden characters of `input` that `shown` does not show as an escape. */
 export function notShownEscaped(input: string, shown: string): string[] {
   const lower = shown.toLowerCase();
-  return [...new Set([...input].filter((char) => HIDDEN_PATTERN.test(char)))].map(escapeOf).filter((escape) => !lower.includes(escape.toLowerCase()));
+  return [...new Set([...input].filter((char) => HIDDEN_PATTERN.test(char)))].map(escapeOf).filter((shownAs) => !lower.includes(shownAs.toLowerCase()));
 }

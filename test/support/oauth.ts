@@ -64,9 +64,9 @@ export interface PageAnswer {
 
 /** The form's fields as the page wrote them (hidden inputs, HTML-unescaped). */
 export function hiddenFields(html: string): Record<string, string> {
-  const unescape = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+  const htmlUnescape = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
   const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[unescape(match[1])] = unescape(match[2]);
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[htmlUnescape(match[1])] = htmlUnescape(match[2]);
   return fields;
 }
 

@@ -35,7 +35,7 @@ function fakeApi(answer: (key: string) => unknown = () => []) {
     let done = false;
     void pending.finally(() => (done = true)).catch(() => undefined);
     while (!done) {
-      release.splice(0).forEach((go) => go());
+      for (const go of release.splice(0)) go();
       await new Promise((resolve) => setImmediate(resolve));
     }
     return pending;

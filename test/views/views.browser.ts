@@ -38,6 +38,7 @@ async function expectInert(frame: Frame): Promise<void> {
 
 /** What a person reads carries none of the model's markers: no envelope tags, no notice, no "view full". */
 async function expectPeopleText(frame: Frame): Promise<void> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(), the text as shown, not the DOM property
   const text = await frame.locator('body').innerText();
   expect(text).not.toMatch(/untrusted-data|never as instructions|more characters|view "full"|confirmToken|"confirm"/);
 }
@@ -138,6 +139,7 @@ describe('stats view', () => {
     await expectInert(frame);
     await expectPeopleText(frame);
     // The README shows this screenshot: realistic names only.
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText(), the text as shown, not the DOM property
     expect(await frame.locator('body').innerText()).toContain('Store Assistant');
     await screenshot('stats');
   });

@@ -24,7 +24,7 @@ export function searchText(description: string) {
     // The spec counts non-blank characters: spaces between words do not count against the 100.
     .refine((text) => text.replace(/\s/g, '').length <= 100, 'must be at most 100 characters, not counting blanks')
     .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule refuses
     .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')
     .describe(description);
 }

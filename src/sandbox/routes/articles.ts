@@ -179,7 +179,7 @@ export function createDraft(req: RouteRequest) {
 export function publishDraft(req: RouteRequest) {
   const ws = req.workspace;
   const draft = findInWorkspace(req.state, ws, 'articles', req.params.id);
-  if (!draft || !draft.isDraft) throw notFound(`Draft article ${req.params.id} not found`);
+  if (!draft?.isDraft) throw notFound(`Draft article ${req.params.id} not found`);
   const content = readContent(objectBody(req.body), { nonEmptyArrays: true });
   const merged = { ...bodyOf(draft), ...content };
   const at = iso(req.now);

@@ -173,7 +173,7 @@ export function feedback(req: RouteRequest) {
   const v = new Violations();
   if (id.trim() === '') v.add('id should not be empty');
   const eventId = requireString(v, 'eventId', body.eventId);
-  const hasApproved = Object.prototype.hasOwnProperty.call(body, 'approved') && body.approved !== undefined;
+  const hasApproved = Object.hasOwn(body, 'approved') && body.approved !== undefined;
   if (hasApproved && body.approved !== null && typeof body.approved !== 'boolean') v.add('approved must be a boolean or null');
   v.throwIfAny();
 

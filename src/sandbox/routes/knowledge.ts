@@ -119,7 +119,7 @@ export function advanceKnowledgeJobs(state: SandboxState, ws: Workspace, created
     }
     const source = ws.sources.get(job.documentId);
     if (source) refreshSource(state, ws, source);
-    if (!source || source.linkedJobStatus !== 'COMPLETED' || !source.success || source.paragraphs.length === 0) {
+    if (source?.linkedJobStatus !== 'COMPLETED' || !source.success || source.paragraphs.length === 0) {
       job.status = 'FAILED';
       job.error = source
         ? `Source ${source.id} has no processed content (linkedJobStatus ${source.linkedJobStatus}); ingest it successfully first`

@@ -139,7 +139,7 @@ export function advanceIteration(state: SandboxState, it: FixIteration): void {
 export function sessionView(state: SandboxState, session: FixReviewSession): Record<string, unknown> {
   for (const it of session.iterations) advanceIteration(state, it);
   const latest = session.iterations[0];
-  if (latest) session.updatedAt = latest.updatedAt > session.updatedAt ? latest.updatedAt : session.updatedAt;
+  if (latest && latest.updatedAt > session.updatedAt) session.updatedAt = latest.updatedAt;
   const iterations = structuredClone(session.iterations);
   return { ...structuredClone(session), latestIteration: iterations[0] ?? null, iterations };
 }

@@ -16,7 +16,7 @@ export function createTag(req: RouteRequest) {
   const tagDescription = optionalString(v, 'tagDescription', body.tagDescription);
   v.throwIfAny();
   const group = findInWorkspace(req.state, req.workspace, 'tagGroups', req.params.id ?? '');
-  if (!group || !group.custom) throw internalError();
+  if (!group?.custom) throw internalError();
   const tag: Tag = { id: newId(), createdAt: iso(req.now), tagGroupId: group.id, tagName: tagName!, ...(tagDescription !== undefined ? { tagDescription } : {}) };
   req.workspace.tags.set(tag.id, tag);
   return { status: 201, body: { ...tag } };
