@@ -147,20 +147,26 @@ export function parseInteger(name: string, text: string, min: number, max: numbe
  * would send `/v2/v2/...`; it is dropped, as is a trailing slash. Any other path prefix (a proxy's) stays.
  */
 export function normalizeBaseUrl(name: string, text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
-  }
-  if (url.search || url.hash || url.username || url.password) {
+  const notHttp = () => new ConfigError(`${name} must be an http(s) URL such as https://api.example.com (got "${text}")`);
+  const url = parseUrl(text, notHttp);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notHttp();
+  if (hasQueryOrCredentials(url)) {
     throw new ConfigError(`${name} must hold no query, fragment or credentials: the key goes in SVC_API_KEY (the value was not printed)`);
   }
   const pathPrefix = url.pathname.replace(/\/+$/, '').replace(/\/v2$/i, '').replace(/\/+$/, '');
   return `${url.origin}${pathPrefix}`;
+}
+
+function parseUrl(text: string, invalid: () => ConfigError): URL {
+  try {
+    return new URL(text.trim());
+  } catch {
+    throw invalid();
+  }
+}
+
+function hasQueryOrCredentials(url: URL): boolean {
+  return Boolean(url.search || url.hash || url.username || url.password);
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
@@ -177,8 +183,7 @@ export function parseRateLimit(text: string, name = 'SVC_RATE_LIMIT'): RateLimit
 /** People reading a terminal get readable lines; anything else (a file, a pipe, a host's log) gets JSON. */
 function parseLogFormat(name: string, text: string | undefined): LogFormat {
   if (text === undefined) return process.stderr.isTTY ? 'pretty' : 'json';
-  if (text !== 'pretty' && text !== 'json') throw new ConfigError(`${name} must be pretty or json (got "${text}")`);
-  return text;
+  return parseChoice(name, text, ['pretty', 'json']);
 }
 
 function parseList(text: string): string[] {
@@ -243,90 +248,110 @@ export function requestedTransport(argv: string[], env: NodeJS.ProcessEnv = proc
 }
 
 const OR_SANDBOX = '(or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true, or the Sandbox setting of the Claude Desktop extension)';
+const CONFIRM_MODES: ConfirmMode[] = ['writes', 'destructive', 'none'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Options as given, looked up by their variable's name. */
+interface GivenOptions {
+  /** The given text, if any. */
+  text(name: string): string | undefined;
+  /** What the user typed for it: the flag when the value came from one, else the variable. */
+  from(name: string): string;
+  /** An option that has a default: the given text, or its default. */
+  setting(name: string): string;
+}
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const raw = collectRaw(argv, env);
+  const given = givenOptions(collectRaw(argv, env));
+  const config = parseOptions(given, env);
+  checkAuth(config, given.from);
+  checkUpstream(config);
+  return config;
+}
+
+function givenOptions(raw: Map<string, RawValue>): GivenOptions {
   const text = (name: string) => raw.get(name)?.text;
-  const from = (name: string) => raw.get(name)?.from ?? name;
-  /** An option that has a default: the given text, or its default. */
-  const setting = (name: string): string => {
-    const value = text(name) ?? OPTIONS.find((option) => option.env === name)?.default;
-    if (value === undefined) throw new Error(`internal: ${name} has no default`);
-    return value;
+  return {
+    text,
+    from: (name) => raw.get(name)?.from ?? name,
+    setting: (name) => {
+      const value = text(name) ?? OPTIONS.find((option) => option.env === name)?.default;
+      if (value === undefined) throw new Error(`internal: ${name} has no default`);
+      return value;
+    },
   };
+}
 
-  const confirm = setting('SVC_CONFIRM');
-  if (!['writes', 'destructive', 'none'].includes(confirm)) {
-    throw new ConfigError(`${from('SVC_CONFIRM')} must be writes, destructive or none (got "${confirm}")`);
-  }
-  const transport = setting('SVC_TRANSPORT');
-  if (transport !== 'stdio' && transport !== 'http') {
-    throw new ConfigError(`${from('SVC_TRANSPORT')} must be stdio or http (got "${transport}")`);
-  }
-  const rateScope = setting('SVC_RATE_SCOPE');
-  if (rateScope !== 'key' && rateScope !== 'global') {
-    throw new ConfigError(`${from('SVC_RATE_SCOPE')} must be key or global (got "${rateScope}")`);
-  }
-  const toolsetsText = setting('SVC_TOOLSETS');
-  const toolsets = toolsetsText.trim() === 'all' ? 'all' : parseList(toolsetsText);
-  if (toolsets !== 'all' && toolsets.length === 0) throw new ConfigError(`${from('SVC_TOOLSETS')} must name at least one group, or be "all"`);
-
-  const baseUrlText = text('SVC_BASE_URL');
-  const baseUrl = baseUrlText === undefined ? undefined : normalizeBaseUrl(from('SVC_BASE_URL'), baseUrlText);
-  const apiKey = text('SVC_API_KEY');
-  if (apiKey !== undefined && !apiKey.startsWith('svc_')) {
-    throw new ConfigError(`${from('SVC_API_KEY')} must start with svc_ (the value was not printed)`);
-  }
-
-  const config: Config = {
-    apiKey,
-    baseUrl,
-    toolsets,
-    readOnly: parseBoolean(from('SVC_READ_ONLY'), setting('SVC_READ_ONLY')),
-    confirm: confirm as ConfirmMode,
-    confirmSecret: text('SVC_CONFIRM_SECRET') ?? randomBytes(32).toString('base64url'),
-    confirmSecretGiven: text('SVC_CONFIRM_SECRET') !== undefined,
+/** Each option through its parser, in the order they are checked: the first bad one is the one reported. */
+function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.ProcessEnv): Config {
+  const integer = (name: string, min: number, max: number) => parseInteger(from(name), setting(name), min, max);
+  const boolean = (name: string) => parseBoolean(from(name), setting(name));
+  const confirmSecret = text('SVC_CONFIRM_SECRET');
+  const publicUrl = text('SVC_PUBLIC_URL');
+  const baseUrl = text('SVC_BASE_URL');
+  return {
+    confirm: parseChoice(from('SVC_CONFIRM'), setting('SVC_CONFIRM'), CONFIRM_MODES),
+    transport: parseChoice(from('SVC_TRANSPORT'), setting('SVC_TRANSPORT'), ['stdio', 'http']),
+    rateScope: parseChoice(from('SVC_RATE_SCOPE'), setting('SVC_RATE_SCOPE'), ['key', 'global']),
+    toolsets: parseToolsets(from('SVC_TOOLSETS'), setting('SVC_TOOLSETS')),
+    baseUrl: baseUrl === undefined ? undefined : normalizeBaseUrl(from('SVC_BASE_URL'), baseUrl),
+    apiKey: parseApiKey(from('SVC_API_KEY'), text('SVC_API_KEY')),
+    readOnly: boolean('SVC_READ_ONLY'),
+    confirmSecret: confirmSecret ?? randomBytes(32).toString('base64url'),
+    confirmSecretGiven: confirmSecret !== undefined,
     rateLimit: parseRateLimit(setting('SVC_RATE_LIMIT'), from('SVC_RATE_LIMIT')),
-    rateScope,
     redisUrl: text('SVC_REDIS_URL'),
     defaultBotId: text('SVC_DEFAULT_BOT_ID'),
-    timeoutMs: parseInteger(from('SVC_TIMEOUT_MS'), setting('SVC_TIMEOUT_MS'), 100, 600_000),
-    logLevel: setting('SVC_LOG_LEVEL'),
+    timeoutMs: integer('SVC_TIMEOUT_MS', 100, 600_000),
     logFormat: parseLogFormat(from('SVC_LOG_FORMAT'), text('SVC_LOG_FORMAT')),
-    transport,
     httpHost: setting('SVC_HTTP_HOST'),
-    httpPort: parseInteger(from('SVC_HTTP_PORT'), setting('SVC_HTTP_PORT'), 0, 65_535),
+    httpPort: integer('SVC_HTTP_PORT', 0, 65_535),
     allowedHosts: parseList(text('SVC_ALLOWED_HOSTS') ?? ''),
     allowedOrigins: parseList(text('SVC_ALLOWED_ORIGINS') ?? ''),
-    stateless: parseBoolean(from('SVC_STATELESS'), setting('SVC_STATELESS')),
+    stateless: boolean('SVC_STATELESS'),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
-    maxResultTokens: parseInteger(from('SVC_MAX_RESULT_TOKENS'), setting('SVC_MAX_RESULT_TOKENS'), 500, 1_000_000),
-    maxMessageBytes: parseInteger(from('SVC_MAX_MESSAGE_BYTES'), setting('SVC_MAX_MESSAGE_BYTES'), 1024, 100 * 1024 * 1024),
-    maxSessions: parseInteger(from('SVC_MAX_SESSIONS'), setting('SVC_MAX_SESSIONS'), 1, 100_000),
-    maxSessionsPerKey: parseInteger(from('SVC_MAX_SESSIONS_PER_KEY'), setting('SVC_MAX_SESSIONS_PER_KEY'), 1, 100_000),
-    sessionIdleMs: parseInteger(from('SVC_SESSION_IDLE_MS'), setting('SVC_SESSION_IDLE_MS'), 1000, 86_400_000),
-    sandbox: parseBoolean(from('SVC_SANDBOX'), setting('SVC_SANDBOX')),
-    drainMs: parseInteger(from('SVC_DRAIN_MS'), setting('SVC_DRAIN_MS'), 0, 600_000),
-    taskTtlMs: parseInteger(from('SVC_TASK_TTL_MS'), setting('SVC_TASK_TTL_MS'), 1000, 3_600_000),
+    maxResultTokens: integer('SVC_MAX_RESULT_TOKENS', 500, 1_000_000),
+    maxMessageBytes: integer('SVC_MAX_MESSAGE_BYTES', 1024, 100 * 1024 * 1024),
+    maxSessions: integer('SVC_MAX_SESSIONS', 1, 100_000),
+    maxSessionsPerKey: integer('SVC_MAX_SESSIONS_PER_KEY', 1, 100_000),
+    sessionIdleMs: integer('SVC_SESSION_IDLE_MS', 1000, 86_400_000),
+    sandbox: boolean('SVC_SANDBOX'),
+    drainMs: integer('SVC_DRAIN_MS', 0, 600_000),
+    taskTtlMs: integer('SVC_TASK_TTL_MS', 1000, 3_600_000),
     providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
     stateDir: path.resolve(text('SVC_STATE_DIR') ?? defaultStateDir(env)),
-    auth: parseAuthMode(from('SVC_AUTH'), setting('SVC_AUTH')),
-    publicUrl: text('SVC_PUBLIC_URL') === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), text('SVC_PUBLIC_URL')!),
+    auth: parseChoice(from('SVC_AUTH'), setting('SVC_AUTH'), ['key', 'oauth']),
+    publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), publicUrl),
     authSecret: text('SVC_AUTH_SECRET'),
     sandboxConversations: parseSandboxConversations(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS')),
     sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
+    logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
   };
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    throw new ConfigError(`${from('SVC_LOG_LEVEL')} must be one of fatal, error, warn, info, debug, trace, silent (got "${config.logLevel}")`);
-  }
-  checkAuth(config, from);
-  if (!config.sandbox) {
-    if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
-    if (!config.apiKey && config.transport === 'stdio') {
-      throw new ConfigError(`SVC_API_KEY is required ${OR_SANDBOX}`);
-    }
-  }
-  return config;
+}
+
+/** `text` if it is one of `choices`; the error lists them as `a, b or c` unless told another way. */
+function parseChoice<T extends string>(name: string, text: string, choices: readonly T[], listed = `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`): T {
+  if (!(choices as readonly string[]).includes(text)) throw new ConfigError(`${name} must be ${listed} (got "${text}")`);
+  return text as T;
+}
+
+function parseToolsets(name: string, text: string): Config['toolsets'] {
+  if (text.trim() === 'all') return 'all';
+  const groups = parseList(text);
+  if (groups.length === 0) throw new ConfigError(`${name} must name at least one group, or be "all"`);
+  return groups;
+}
+
+function parseApiKey(name: string, text: string | undefined): string | undefined {
+  if (text !== undefined && !text.startsWith('svc_')) throw new ConfigError(`${name} must start with svc_ (the value was not printed)`);
+  return text;
+}
+
+/** Without the sandbox, the tools need an API to call, and over stdio a key of the server's own (HTTP clients may bring theirs). */
+function checkUpstream(config: Config): void {
+  if (config.sandbox) return;
+  if (!config.baseUrl) throw new ConfigError(`SVC_BASE_URL is required ${OR_SANDBOX}`);
+  if (!config.apiKey && config.transport === 'stdio') throw new ConfigError(`SVC_API_KEY is required ${OR_SANDBOX}`);
 }
 
 /** `$XDG_STATE_HOME/svc-mcp`, else `~/.local/state/svc-mcp` (design section 10). */
@@ -335,24 +360,14 @@ function defaultStateDir(env: NodeJS.ProcessEnv): string {
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state'), 'svc-mcp');
 }
 
-function parseAuthMode(name: string, text: string): AuthMode {
-  if (text !== 'key' && text !== 'oauth') throw new ConfigError(`${name} must be key or oauth (got "${text}")`);
-  return text;
-}
-
 /** An origin: https, or http on a loopback host; no path, query or credentials. */
 export function parsePublicUrl(name: string, text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new ConfigError(`${name} must be the origin clients reach this server at, such as https://mcp.example.com (got "${text}")`);
-  }
+  const url = parseUrl(text, () => new ConfigError(`${name} must be the origin clients reach this server at, such as https://mcp.example.com (got "${text}")`));
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw new ConfigError(`${name} must use https (plain http only on a loopback host such as 127.0.0.1) (got "${text}")`);
   }
-  if (url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash || url.username || url.password) {
+  if (url.pathname.replace(/\/+$/, '') !== '' || hasQueryOrCredentials(url)) {
     throw new ConfigError(`${name} must be an origin with no path, query, fragment or credentials, such as https://mcp.example.com (got "${text}")`);
   }
   return url.origin;

@@ -1,5 +1,11 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../log.js';
+import type { Credentials, Refusal } from './credentials.js';
+
+/** How often idle sessions are looked for, at most. */
+const SWEEP_EVERY_MS = 30_000;
+/** What a client refused a session for the caps is told to wait before trying again. */
+const CAPPED_RETRY_AFTER_S = '60';
 
 export interface SessionLimits {
   maxSessions: number;
@@ -17,12 +23,6 @@ export interface OpenSession {
   lastActive: number;
   /** POST and DELETE requests open on the session. GET streams are not counted: a client holds one open while idle. */
   calls: number;
-}
-
-/** Why no slot was given: the status and the sentence the client reads. */
-export interface SlotRefusal {
-  status: 429 | 503;
-  message: string;
 }
 
 /**
@@ -56,12 +56,14 @@ export class Slot {
  * key at its cap whose least recently used session has no call in flight gets that session closed
  * to make room, never another key's: a client that opens a session per call and leaves without
  * DELETE (a script, a CLI run once per call) keeps working, and a key can only crowd out itself.
- * A session with no request but its GET stream for `sessionIdleMs` is closed, stream and all.
+ * A session with no request but its GET stream for `sessionIdleMs` is closed, stream and all, by
+ * the sweep that runs from `startSweeping` to `stopSweeping`.
  */
 export class SessionTable {
   private readonly sessions = new Map<string, Slot>();
   private readonly slotsPerKey = new Map<string, Set<Slot>>();
   private slotsTaken = 0;
+  private sweeper?: NodeJS.Timeout;
 
   constructor(
     private readonly limits: SessionLimits,
@@ -76,11 +78,8 @@ export class SessionTable {
     return this.sessions.get(id)?.session;
   }
 
-  all(): OpenSession[] {
-    return [...this.sessions.values()].map((slot) => slot.session!);
-  }
-
-  reserve(keyHash: string): Slot | SlotRefusal {
+  /** A place for a new session of `keyHash`, or why there is none (the caps). */
+  reserve(keyHash: string): Slot | Refusal {
     const ofKey = this.slotsPerKey.get(keyHash);
     if (ofKey && ofKey.size >= this.limits.maxSessionsPerKey) {
       const idlest = leastRecentlyUsedIdle(ofKey);
@@ -88,6 +87,7 @@ export class SessionTable {
         return {
           status: 429,
           message: `Too many sessions for this API key: at most ${this.limits.maxSessionsPerKey} at once (SVC_MAX_SESSIONS_PER_KEY), each with a call in flight; wait for one to finish, or close unused sessions (DELETE with the Mcp-Session-Id)`,
+          headers: { 'retry-after': CAPPED_RETRY_AFTER_S },
         };
       }
       this.close(idlest, 'a newer session of the same key needed its place');
@@ -96,6 +96,7 @@ export class SessionTable {
       return {
         status: 503,
         message: `Too many sessions: this server holds at most ${this.limits.maxSessions} (SVC_MAX_SESSIONS); close unused sessions (DELETE with the Mcp-Session-Id) or try again later`,
+        headers: { 'retry-after': CAPPED_RETRY_AFTER_S },
       };
     }
     const slot = new Slot(this, keyHash);
@@ -122,6 +123,20 @@ export class SessionTable {
     }
   }
 
+  startSweeping(): void {
+    this.sweeper = setInterval(() => this.evictIdle(), Math.min(SWEEP_EVERY_MS, this.limits.sessionIdleMs));
+    this.sweeper.unref();
+  }
+
+  stopSweeping(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** The drain's last step: every session's transport closes, GET streams included. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((slot) => slot.session!.transport.close().catch(() => undefined)));
+  }
+
   /** Gives the slot back at once, then closes the transport (whose own close then finds nothing left to free). */
   private close(slot: Slot, reason: string): void {
     const session = slot.session!;
@@ -143,6 +158,13 @@ export class SessionTable {
     if (ofKey?.size === 0) this.slotsPerKey.delete(slot.keyHash);
     if (slot.session) this.sessions.delete(slot.session.id);
   }
+}
+
+/** A session stays with the key, and the access, that opened it: anyone else is refused. */
+export function keyBindingRefusal(session: OpenSession, { keyHash, readOnly }: Pick<Credentials, 'keyHash' | 'readOnly'>): Refusal | undefined {
+  if (session.keyHash !== keyHash) return { status: 403, message: 'Forbidden: this session belongs to another API key' };
+  if (session.readOnly === readOnly) return undefined;
+  return { status: 403, message: `Forbidden: this session was opened with ${session.readOnly ? 'read-only' : 'read and write'} access; open a new session` };
 }
 
 function leastRecentlyUsedIdle(slots: Set<Slot>): Slot | undefined {
