@@ -4,7 +4,7 @@ import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ConfigError } from '../config.js';
-import type { AccessTokens, Refusal } from '../transports/credentials.js';
+import type { AccessTokens, Refusal } from '../access.js';
 import type { Runtime } from '../runtime.js';
 import { sameResource, StateOAuthProvider, type Caller } from './provider.js';
 

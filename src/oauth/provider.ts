@@ -14,7 +14,7 @@ import { AuthenticationError, PermissionError } from '../http/errors.js';
 import { hashKey } from '../key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
-import { KEY_SHAPE } from '../transports/credentials.js';
+import { KEY_SHAPE } from '../access.js';
 import { authorizePage, messagePage, pageHeaders } from './page.js';
 import { newSecret, Sealer } from './seal.js';
 

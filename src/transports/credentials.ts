@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { type AccessTokens, KEY_SHAPE, type Refusal } from '../access.js';
 import { hashKey } from '../key-hash.js';
 import type { KeyVerifier } from './key-check.js';
 
-/** The cheap shape of a workspace key, checked before the API is asked about it. */
-export const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const DEFAULT_CHALLENGE = 'Bearer realm="svc-mcp"';
 /** How long a client should wait before asking again when the API could not be asked about its key. */
@@ -29,24 +28,6 @@ export interface Credentials {
   readOnly: boolean;
 }
 
-/** Why a request is refused: what the HTTP answer says. */
-export interface Refusal {
-  status: number;
-  message: string;
-  headers?: Record<string, string>;
-}
-
-/**
- * Bearer tokens that are not workspace keys but stand for one: OAuth access tokens (src/oauth) plug
- * in here. With them, a request that brings nothing is asked to sign in rather than served with
- * SVC_API_KEY.
- */
-export interface AccessTokens {
-  /** The API key and access the token was granted, or why it is refused (unknown, expired, revoked, another resource). */
-  resolve(token: string): Promise<{ key: string; readOnly: boolean } | Refusal>;
-  /** The `WWW-Authenticate` value of a 401 that starts OAuth: it names the resource metadata. */
-  challenge: string;
-}
 
 export interface CredentialRules {
   /** The port this server listens on: loopback Host and Origin values must name it. */

@@ -4,7 +4,8 @@
  * other route: Host, which a probe may leave out.
  */
 import type { IncomingMessage } from 'node:http';
-import { hostRefusal, resolveCredentials, type CredentialRules, type Credentials, type Refusal } from './credentials.js';
+import type { Refusal } from '../access.js';
+import { hostRefusal, resolveCredentials, type CredentialRules, type Credentials } from './credentials.js';
 import type { HttpContext } from './http-context.js';
 
 const SHUTTING_DOWN: Refusal = { status: 503, message: 'Server is shutting down: retry on another node', headers: { connection: 'close' } };

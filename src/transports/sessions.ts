@@ -1,6 +1,7 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../log.js';
-import type { Credentials, Refusal } from './credentials.js';
+import type { Refusal } from '../access.js';
+import type { Credentials } from './credentials.js';
 
 /** How often idle sessions are looked for, at most. */
 const SWEEP_EVERY_MS = 30_000;

@@ -4,7 +4,8 @@ import type { ApiClient, ApiRequest } from '../../src/http/client.js';
 import { AuthenticationError, ConnectionError, PermissionError, RateLimitError } from '../../src/http/errors.js';
 import { hashKey } from '../../src/key-hash.js';
 import { createLogger } from '../../src/log.js';
-import { resolveCredentials, type AccessTokens, type CredentialRules } from '../../src/transports/credentials.js';
+import type { AccessTokens } from '../../src/access.js';
+import { resolveCredentials, type CredentialRules } from '../../src/transports/credentials.js';
 import { KeyVerifier } from '../../src/transports/key-check.js';
 
 const PROBE = { method: 'GET', path: '/v2/bots/public' };

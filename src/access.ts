@@ -1,0 +1,26 @@
+/**
+ * What the HTTP transport and the OAuth server both speak of, so neither imports the other: the shape
+ * of a workspace key, a bearer token that stands for one, and a refused request.
+ */
+
+/** The cheap shape of a workspace key, checked before the API is asked about it. */
+export const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
+
+/** Why a request is refused: what the HTTP answer says. */
+export interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Bearer tokens that are not workspace keys but stand for one: OAuth access tokens (src/oauth) plug
+ * in here. With them, a request that brings nothing is asked to sign in rather than served with
+ * SVC_API_KEY.
+ */
+export interface AccessTokens {
+  /** The API key and access the token was granted, or why it is refused (unknown, expired, revoked, another resource). */
+  resolve(token: string): Promise<{ key: string; readOnly: boolean } | Refusal>;
+  /** The `WWW-Authenticate` value of a 401 that starts OAuth: it names the resource metadata. */
+  challenge: string;
+}
