@@ -29,6 +29,6 @@ export function allowBrowser(req: IncomingMessage, res: ServerResponse, rules: C
 /** A browser's preflight carries no key: it passes the Host and Origin checks alone. */
 export function answerPreflight(req: IncomingMessage, res: ServerResponse, rules: CredentialRules): void {
   const refusal = hostRefusal(req, rules) ?? originRefusal(req, rules);
-  if (refusal) return refuse(res, refusal);
-  res.writeHead(204, CORS_PREFLIGHT).end();
+  if (refusal) refuse(res, refusal);
+  else res.writeHead(204, CORS_PREFLIGHT).end();
 }
