@@ -100,7 +100,10 @@ function buildKeyRedaction(apiKey: string): Redaction {
     hexText,
     hexText.toUpperCase(),
     ...[0, 1, 2].flatMap((skip) => {
-      const encoded = Buffer.from(body).subarray(skip).toString('base64').slice(0, 4 * Math.ceil(windowBytes / 3));
+      const encoded = Buffer.from(body)
+        .subarray(skip)
+        .toString('base64')
+        .slice(0, 4 * Math.ceil(windowBytes / 3));
       return [encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_')];
     }),
   ];

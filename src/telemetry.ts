@@ -56,10 +56,15 @@ export interface TelemetryWanted {
 export function telemetryWanted(env: NodeJS.ProcessEnv = process.env): TelemetryWanted {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return { traces: false, metrics: false };
   const wanted = (exporterVariable: string, endpointVariable: string) => {
-    const exporters = (env[exporterVariable] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    const exporters = (env[exporterVariable] ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean);
     const unsupported = exporters.filter((name) => name !== 'otlp' && name !== 'none');
     if (unsupported.length) {
-      throw new ConfigError(`${exporterVariable}=${unsupported.join(',')} is not supported: svc-mcp exports with otlp (over HTTP) or none; console exporters would write to stdout, which carries JSON-RPC`);
+      throw new ConfigError(
+        `${exporterVariable}=${unsupported.join(',')} is not supported: svc-mcp exports with otlp (over HTTP) or none; console exporters would write to stdout, which carries JSON-RPC`,
+      );
     }
     if (exporters.length) return exporters.includes('otlp');
     return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env[endpointVariable]);
@@ -233,7 +238,12 @@ export async function traceUpstream<T extends { statusCode: number }>(method: st
     method,
     {
       kind: api.SpanKind.CLIENT,
-      attributes: { 'http.request.method': method, 'server.address': url.hostname, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)), 'url.full': `${url.origin}${url.pathname}` },
+      attributes: {
+        'http.request.method': method,
+        'server.address': url.hostname,
+        'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+        'url.full': `${url.origin}${url.pathname}`,
+      },
     },
     requestContext.getStore() ?? api.ROOT_CONTEXT,
   );

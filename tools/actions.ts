@@ -71,17 +71,13 @@ const stepUrl = z
     const problem = urlTemplateProblem(url);
     if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: problem });
   })
-  .describe('${field}: an input; ${stepId.key}: an earlier step\'s value');
+  .describe("${field}: an input; ${stepId.key}: an earlier step's value");
 
 const maskedValue = z.object({ hide: z.boolean(), value: z.unknown() }).strict();
 const headerValue = z.union([z.string(), z.number(), z.boolean(), maskedValue]);
 const stepFields = {
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
-  headers: z
-    .record(headerValue)
-    .nullable()
-    .optional()
-    .describe('Plain, or {hide: true, value} for a secret; send a masked "********" back unchanged'),
+  headers: z.record(headerValue).nullable().optional().describe('Plain, or {hide: true, value} for a secret; send a masked "********" back unchanged'),
   body: z.record(z.unknown()).nullable().optional().describe('Same secret rules as headers'),
   responseMapping: z
     .record(z.union([z.string().min(1, 'must not be empty'), z.object({ path: z.string().min(1, 'must not be empty'), dataType: fieldType.optional() }).passthrough()]))
@@ -106,8 +102,7 @@ const listActions = defineTool({
   words: 'tools integrations custom configured browse overview available existing current attribute function',
   gives: ['toolId'],
   scope: 'read',
-  description:
-    'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
+  description: 'Lists actions (run by a rule) and attributes (data fetched every conversation) with their fields and agents.',
   input: z.object({ kind: z.enum(['all', 'attributes', 'actions']).default('all') }),
   route: { method: 'GET', path: '/v2/hc-tools/public' },
   transform: (response, input) => {
@@ -148,8 +143,7 @@ const createAction = defineTool({
   title: 'Create an action or attribute',
   words: 'new add set up tool integration lookup make attribute function',
   scope: 'write',
-  description:
-    `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+  description: `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
   // The spec's setup names name and alwaysGet in this body without calling either required.
   input: z
     .object({
@@ -170,8 +164,7 @@ const updateAction = defineTool({
   words: 'change edit rename fields input output schema modify fix correct adjust tool integration attribute function',
   scope: 'write',
   idempotent: true,
-  description:
-    `Sets an action's or attribute's inputSchema and outputSchema, or renames it. toolId from list_actions. ${PASS_THROUGH}`,
+  description: `Sets an action's or attribute's inputSchema and outputSchema, or renames it. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput(),
@@ -198,8 +191,7 @@ const addDataStep = defineTool({
   words: 'http request api call webhook endpoint url configure attach append',
   gives: ['id'],
   scope: 'write',
-  description:
-    `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
+  description: `Adds an external API call to an action or attribute (toolId from list_actions); steps run by stepNumber. Returns the step id for output paths. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput(),
@@ -224,8 +216,7 @@ const assignAction = defineTool({
   words: 'enable turn on give let use bot channel connect link attach access grant assistant chatbot tool integration attribute function',
   scope: 'write',
   idempotent: true,
-  description:
-    `Assigns an action or attribute (toolId from list_actions) to agents (botIds or botId, from list_agents), optionally per channel. ${PASS_THROUGH}`,
+  description: `Assigns an action or attribute (toolId from list_actions) to agents (botIds or botId, from list_agents), optionally per channel. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput().optional(),
@@ -249,8 +240,7 @@ const testAction = defineTool({
   words: 'run try execute sample inputs output work check trial debug verify tool integration attribute function',
   scope: 'write',
   openWorld: true,
-  description:
-    `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and step data. toolId from list_actions. ${PASS_THROUGH}`,
+  description: `Tries an action or attribute with sample inputs, calling its external APIs for real; returns outputs and step data. toolId from list_actions. ${PASS_THROUGH}`,
   input: z
     .object({
       toolId: idInput(),
@@ -268,8 +258,7 @@ const testDataStep = defineTool({
   words: 'check debug try http request endpoint status response url run trial verify api call webhook',
   scope: 'write',
   openWorld: true,
-  description:
-    `Tries one API call step alone, stored (id) or a full config; returns the HTTP status, response and error. ${PASS_THROUGH}`,
+  description: `Tries one API call step alone, stored (id) or a full config; returns the HTTP status, response and error. ${PASS_THROUGH}`,
   input: z
     .object({
       id: z.string().trim().min(1).optional().describe('Stored step (add_data_step)'),

@@ -10,8 +10,7 @@ const listAgents = defineTool({
   gives: ['botId', 'botIds'],
   scope: 'read',
   core: true,
-  description:
-    'Lists the workspace\'s AI support agents (bots) with ids and channels. Most tools take a botId from here.',
+  description: "Lists the workspace's AI support agents (bots) with ids and channels. Most tools take a botId from here.",
   input: z.object({}),
   route: { method: 'GET', path: '/v2/bots/public', payloadNotShown: [] },
   list: {
@@ -23,7 +22,7 @@ const listAgents = defineTool({
 
 export const agents = defineGroup({
   name: 'agents',
-  description: 'The workspace\'s AI support agents.',
+  description: "The workspace's AI support agents.",
   tools: [listAgents],
   aliases: { bot: 'agent', chatbot: 'agent', assistant: 'agent' },
   resources: [

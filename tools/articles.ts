@@ -36,8 +36,7 @@ const listArticles = defineTool({
   gives: ['articleId', 'articleIds', 'draftArticleId', 'draftArticleIds'],
   scope: 'read',
   core: true,
-  description:
-    'Lists knowledge-base articles, live (default) or drafts, with ids, versions and folders. Text: get_articles.',
+  description: 'Lists knowledge-base articles, live (default) or drafts, with ids, versions and folders. Text: get_articles.',
   input: z
     .object({ type: z.enum(['live', 'draft']).optional(), pending: z.boolean().optional().describe('Drafts not yet published') })
     .refine((input) => !input.pending || input.type !== 'live', { message: 'lists drafts: use it with type "draft"', path: ['pending'] })
@@ -72,8 +71,7 @@ const getArticles = defineTool({
   words: 'read open text body content says full print view details look inspect fetch kb entry page faq doc help',
   scope: 'read',
   core: true,
-  description:
-    'Reads the full text of articles, live or draft: body, agent instructions, questions, keywords. Ids from list_articles.',
+  description: 'Reads the full text of articles, live or draft: body, agent instructions, questions, keywords. Ids from list_articles.',
   input: z.object({ articleIds: idList() }),
   route: { method: 'POST', path: '/v2/hc-articles/ids/public', body: ['articleIds'], read: true },
   transform: (articles, input) => withNotFound(articles, input.articleIds),
@@ -96,8 +94,7 @@ const createArticle = defineTool({
   title: 'Create an article',
   words: 'new add write kb entry page faq make set up doc help',
   scope: 'write',
-  description:
-    `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
+  description: `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
   input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
@@ -110,8 +107,7 @@ const updateArticle = defineTool({
   words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
   scope: 'write',
   idempotent: true,
-  description:
-    `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
+  description: `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdate,
@@ -124,8 +120,7 @@ const createDraft = defineTool({
   title: 'Draft a change to an article',
   words: 'revision propose suggest edit review approval unpublished copy new add make set up kb entry page faq doc help',
   scope: 'write',
-  description:
-    `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
+  description: `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest', payloadNotShown: [] },
   preview: previewCreateDraft,
@@ -141,8 +136,7 @@ const publishDraft = defineTool({
   title: 'Publish a draft',
   words: 'release push live go apply reviewed approved ship kb entry page faq doc help',
   scope: 'write',
-  description:
-    `Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft. ${PASS_THROUGH}`,
+  description: `Makes a reviewed draft live: updates the article it came from (version + 1) or creates one; whether a body is required is not shown. Id from list_articles type draft. ${PASS_THROUGH}`,
   input: z
     .object({
       articleId: idInput(),
@@ -168,8 +162,7 @@ const moveArticle = defineTool({
   words: 'put into relocate transfer file under different another wrong folder nest reorganize kb entry page faq doc help',
   scope: 'write',
   idempotent: true,
-  description:
-    `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
+  description: `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveArticle,
@@ -184,8 +177,7 @@ const deleteArticle = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description:
-    'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
+  description: 'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
   input: z.object({ articleId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public', payloadNotShown: [] },
   preview: previewDeleteArticle,
@@ -259,6 +251,13 @@ export const articles = defineGroup({
   aliases: { faq: 'article', entry: 'article' },
   resources: [
     { name: 'articles-live', title: 'Live articles', description: 'Every live article with id, version and folder.', uri: 'svc://articles/live', tool: 'list_articles', args: { type: 'live' } },
-    { name: 'articles-draft', title: 'Draft articles', description: 'Every draft with the live article it was made from.', uri: 'svc://articles/draft', tool: 'list_articles', args: { type: 'draft' } },
+    {
+      name: 'articles-draft',
+      title: 'Draft articles',
+      description: 'Every draft with the live article it was made from.',
+      uri: 'svc://articles/draft',
+      tool: 'list_articles',
+      args: { type: 'draft' },
+    },
   ],
 });

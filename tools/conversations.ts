@@ -14,7 +14,6 @@ import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilte
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
 import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 
-
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
 const sourceFilter = z.array(conversationSource).min(1, 'must not be empty').optional();
@@ -29,7 +28,7 @@ const filters = {
   channel: channelFilter,
   question: searchText('In customer messages; max 100 non-blank chars, no % _').optional(),
   answer: searchText('In agent answers, same rules').optional(),
-  csat: csatFilter.describe('0-5; name not shown in spec, sandbox\'s guess'),
+  csat: csatFilter.describe("0-5; name not shown in spec, sandbox's guess"),
 };
 
 /** The same filters, described once in list_conversations: every listed token costs every user. */
@@ -91,9 +90,8 @@ function compactEvent(item: Record<string, unknown>): Record<string, unknown> {
     resolved: item.resolved,
     feedback: item.feedback,
     csatRating: item.csatRating,
-    usedArticles: Array.isArray(item.usedArticles) && item.usedArticles.length
-      ? (item.usedArticles as Array<Record<string, unknown>>).map((article) => ({ id: article.id, title: article.title }))
-      : undefined,
+    usedArticles:
+      Array.isArray(item.usedArticles) && item.usedArticles.length ? (item.usedArticles as Array<Record<string, unknown>>).map((article) => ({ id: article.id, title: article.title })) : undefined,
   });
 }
 
@@ -284,13 +282,12 @@ const statsTool = defineTool({
 
 const generateAnswer = defineTool({
   name: 'generate_answer',
-  title: 'Send a message and get the agent\'s answer',
+  title: "Send a message and get the agent's answer",
   words: 'ask try question reply respond simulate chat talk',
   gives: ['interactionId', 'eventId'],
   scope: 'write',
   core: true,
-  description:
-    'Asks an agent a question as a customer would; returns its answer and the articles it used. Starts a conversation with botId (list_agents) or continues interactionId.',
+  description: 'Asks an agent a question as a customer would; returns its answer and the articles it used. Starts a conversation with botId (list_agents) or continues interactionId.',
   input: z
     .object({
       content: z.string().refine((text) => text.trim().length > 0, 'must not be empty'),
@@ -328,8 +325,7 @@ const giveFeedback = defineTool({
   scope: 'write',
   core: true,
   idempotent: true,
-  description:
-    'Rates an agent answer thumbs up (approved true) or down (false), or clears it (null). Ids from list_conversations or generate_answer.',
+  description: 'Rates an agent answer thumbs up (approved true) or down (false), or clears it (null). Ids from list_conversations or generate_answer.',
   input: z.object({
     interactionId: idInput(),
     eventId: idInput(),
@@ -339,7 +335,7 @@ const giveFeedback = defineTool({
   output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {
-    406: 'the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation\'s event ids)',
+    406: "the conversation or event is not accessible, the conversation has no events, or the event is not in that conversation (list_conversations shows each conversation's event ids)",
     500: 'the event or conversation could not be loaded or updated',
   },
 });
@@ -351,8 +347,7 @@ const deleteConversation = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description:
-    'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
+  description: 'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
   input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
   output: successShape,

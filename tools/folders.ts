@@ -13,14 +13,13 @@ const listFolders = defineTool({
   words: 'directories categories sections structure tree id browse overview available existing current',
   gives: ['folderId', 'folderIds', 'parentFolderId'],
   scope: 'read',
-  description:
-    'Shows the knowledge-base folder tree and each folder\'s agents; with botId, only what that agent answers from.',
+  description: "Shows the knowledge-base folder tree and each folder's agents; with botId, only what that agent answers from.",
   input: z.object({ botId: idInput().optional() }),
   route: { method: 'GET', path: '/v2/hc-folders/public', query: ['botId'], payloadNotShown: ['botId'] },
   list: {
     items: 'folders',
     compact: (item) => defined({ id: item.id, name: item.name, parentFolderId: item.parentFolderId, botIds: item.botIds }),
-    more: 'Pass botId to see one agent\'s folders.',
+    more: "Pass botId to see one agent's folders.",
   },
 });
 
@@ -29,8 +28,7 @@ const createFolder = defineTool({
   title: 'Create a folder',
   words: 'new add make subfolder category section directory called named set up',
   scope: 'write',
-  description:
-    `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
+  description: `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
   input: z
     .object({
       name: z.string().optional(),
@@ -48,8 +46,7 @@ const updateFolder = defineTool({
   words: 'change name title typo call correct edit modify fix rename adjust directory category section',
   scope: 'write',
   idempotent: true,
-  description:
-    `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
+  description: `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
   input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest', payloadNotShown: [] },
   preview: previewUpdateFolder,
@@ -63,8 +60,7 @@ const moveFolder = defineTool({
   words: 'nest put under inside beneath reparent top level relocate transfer into reorganize directory category section',
   scope: 'write',
   idempotent: true,
-  description:
-    `Moves a folder and its contents under another folder, or to the top with parentFolderId null. Ids from list_folders. ${PASS_THROUGH}`,
+  description: `Moves a folder and its contents under another folder, or to the top with parentFolderId null. Ids from list_folders. ${PASS_THROUGH}`,
   input: z
     .object({
       folderId: idInput(),
@@ -73,8 +69,9 @@ const moveFolder = defineTool({
     .passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest', payloadNotShown: [] },
   preview: previewMoveFolder,
-  done: (_data, input) => `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
-  errors: { 404: NOT_FOUND, 400: 'the target must be a folder of this workspace outside the moved folder\'s own subtree' },
+  done: (_data, input) =>
+    `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
+  errors: { 404: NOT_FOUND, 400: "the target must be a folder of this workspace outside the moved folder's own subtree" },
 });
 
 const deleteFolder = defineTool({
@@ -84,8 +81,7 @@ const deleteFolder = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description:
-    'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
+  description: 'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
   input: z.object({ folderId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public', payloadNotShown: [] },
   preview: previewDeleteFolder,
@@ -99,8 +95,7 @@ const assignFolders = defineTool({
   words: 'access let use connect link answer knowledge enable give attach grant bot assistant chatbot directory category section',
   scope: 'write',
   idempotent: true,
-  description:
-    `Gives an agent knowledge: it answers from these folders' live articles, besides its current ones. Ids from list_agents and list_folders. ${PASS_THROUGH}`,
+  description: `Gives an agent knowledge: it answers from these folders' live articles, besides its current ones. Ids from list_agents and list_folders. ${PASS_THROUGH}`,
   input: z
     .object({
       botId: idInput().optional(),
@@ -109,7 +104,8 @@ const assignFolders = defineTool({
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest', payloadNotShown: [] },
   preview: previewAssignFolders,
-  done: (data) => `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,
+  done: (data) =>
+    `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,
   errors: { 400: 'check that botId is an agent (list_agents) and folderIds are folders (list_folders) of this workspace' },
 });
 

@@ -15,8 +15,7 @@ const initializeTree = defineTool({
   words: 'suggest propose plan organise organize structure hierarchy layout outline',
   gives: ['treeId'],
   scope: 'write',
-  description:
-    `Proposes folders and articles for processed sources (ids from ingest_sources); returns a treeId for persist_knowledge_tree. ${PASS_THROUGH}`,
+  description: `Proposes folders and articles for processed sources (ids from ingest_sources); returns a treeId for persist_knowledge_tree. ${PASS_THROUGH}`,
   input: z
     .object({
       documentIds: idList('Source ids').optional(),
@@ -33,8 +32,7 @@ const persistTree = defineTool({
   title: 'Save a knowledge tree',
   words: 'save accept commit apply structure plan proposal confirm keep hierarchy outline layout',
   scope: 'write',
-  description:
-    `Saves a proposed tree (treeId from initialize_knowledge_tree) as folders and draft articles. ${PASS_THROUGH}`,
+  description: `Saves a proposed tree (treeId from initialize_knowledge_tree) as folders and draft articles. ${PASS_THROUGH}`,
   input: z
     .object({
       treeId: idInput().optional(),
@@ -42,7 +40,8 @@ const persistTree = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest', payloadNotShown: [] },
-  done: (data) => `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
+  done: (data) =>
+    `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
   errors: { 400: 'check the treeId (initialize_knowledge_tree returns it; a tree is saved once) and the folder id' },
 });
 
@@ -52,8 +51,7 @@ const generateKnowledge = defineTool({
   words: 'write draft turn article single document page convert',
   gives: ['jobIds'],
   scope: 'write',
-  description:
-    `Writes a draft article from one processed source (id from ingest_sources); returns a job for get_knowledge_jobs_status. ${PASS_THROUGH}`,
+  description: `Writes a draft article from one processed source (id from ingest_sources); returns a job for get_knowledge_jobs_status. ${PASS_THROUGH}`,
   input: z
     .object({
       documentId: idInput('Source id').optional(),
@@ -71,8 +69,7 @@ const generateBulk = defineTool({
   words: 'batch bulk many all several once together drafts articles write convert',
   gives: ['jobIds'],
   scope: 'write',
-  description:
-    `Writes draft articles from many processed sources at once (ids from ingest_sources), one job each. ${PASS_THROUGH}`,
+  description: `Writes draft articles from many processed sources at once (ids from ingest_sources), one job each. ${PASS_THROUGH}`,
   input: z
     .object({
       documentIds: idList('Source ids').optional(),
@@ -89,8 +86,7 @@ const jobsStatus = defineTool({
   title: 'Knowledge job status',
   words: 'progress finished done complete generation drafting writing open read view details look inspect fetch status',
   scope: 'read',
-  description:
-    `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
+  description: `Checks article generation jobs of generate_knowledge(_bulk); gives each finished draft's article id. ${PASS_THROUGH}`,
   input: z.object({ jobIds: idList().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/jobs/status', body: 'rest', read: true, payloadNotShown: [] },
 });

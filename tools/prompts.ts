@@ -28,7 +28,7 @@ export const triageNegativeAnswers: PromptDefinition = {
 export const reviewRefineSession: PromptDefinition = {
   name: 'review_refine_session',
   title: 'Review a refine session',
-  description: 'Waits for the refine session of an answer, checks each proposed draft\'s diff against what the session claims, and recommends whether to publish.',
+  description: "Waits for the refine session of an answer, checks each proposed draft's diff against what the session claims, and recommends whether to publish.",
   arguments: [
     { name: 'interactionId', description: 'Conversation id (list_conversations).', required: true },
     { name: 'eventId', description: 'The agent answer under review.', required: true },
@@ -94,7 +94,7 @@ export const setupAttribute: PromptDefinition = {
       `3. add_data_step with the toolId, stepNumber 1, method, url${apiUrl ? ` "${apiUrl}"` : ''} (templates \${field} for inputs and \${stepId.key} for values of earlier steps; never {{field}}), headers (secrets as {hide: true, value}) and a responseMapping of the values to keep.`,
       '4. update_action again with the outputSchema: each field with source apiResponse, path "<stepId>.<responseMappingKey>" using the step id returned by add_data_step, and sendToLlm true if the agent should see it.',
       `5. assign_action_to_agents with the toolId${botIds ? ` and botIds ${botIds}` : ' and the agents from list_agents'} (attributes run only for assigned agents).`,
-      '6. test_action with sample inputs; check success, the output values and each step\'s request. Fix and re-test until it succeeds.',
+      "6. test_action with sample inputs; check success, the output values and each step's request. Fix and re-test until it succeeds.",
       '',
       'Ask me before each write, show what you will send, and never repeat a secret back in your messages.',
     ].join('\n'),

@@ -24,13 +24,12 @@ const target = {
 };
 
 const ERRORS = {
-  400: 'eventId must be an agent (svcbot) answer of this conversation with a customer message before it (list_conversations shows each conversation\'s events)',
+  400: "eventId must be an agent (svcbot) answer of this conversation with a customer message before it (list_conversations shows each conversation's events)",
   404: 'the conversation or the event does not exist in this workspace (list_conversations lists conversations and their event ids)',
   500: 'the refine session could not be loaded; try again shortly',
 };
 
-const NO_SESSION =
-  'No active refine session for this answer (the API returns null: none was started, or it was already published or closed). Refine sessions are started from the dashboard.';
+const NO_SESSION = 'No active refine session for this answer (the API returns null: none was started, or it was already published or closed). Refine sessions are started from the dashboard.';
 
 type Session = Record<string, unknown> & { latestIteration?: Record<string, unknown> | null; iterations?: Record<string, unknown>[] };
 
@@ -56,7 +55,10 @@ function changesOf(iteration: Record<string, unknown>): Record<string, unknown>[
  * on, or the draft is gone.
  */
 async function reviewDrafts(context: ToolContext, session: Session, iterations: Record<string, unknown>[]): Promise<{ iterations: Record<string, unknown>[]; warnings: string[] }> {
-  const draftIds = iterations.flatMap(changesOf).map((change) => change.draftArticleId).filter((id): id is string => typeof id === 'string' && id !== '');
+  const draftIds = iterations
+    .flatMap(changesOf)
+    .map((change) => change.draftArticleId)
+    .filter((id): id is string => typeof id === 'string' && id !== '');
   const pairs = await loadDraftPairs(context, draftIds);
   const began = typeof session.createdAt === 'string' ? Date.parse(session.createdAt) : Number.NaN;
   const warnings = new Set<string>();
@@ -119,8 +121,7 @@ const getRefineSession = defineTool({
   words: 'fix suggested proposed root cause analysis improve poor bad open read view details look inspect fetch review suggestion improvement',
   gives: ['replayId'],
   scope: 'read',
-  description:
-    'Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft\'s diff, replayed answer. Ids from list_conversations.',
+  description: "Shows the fix proposed for a poor agent answer by its refine (fix-review) session: root cause, changes with each draft's diff, replayed answer. Ids from list_conversations.",
   input: z.object(target),
   route: { method: 'GET', path: '/v2/fix-review/interactions/{interactionId}/events/{eventId}/session/public', answersNull: true },
   transform: async (response, input, context) =>
@@ -141,7 +142,8 @@ function statusOf(value: Session | null): string {
 }
 
 const NEXT: Record<string, string> = {
-  ready: 'Read the warnings and each change\'s draftReview (its diff) and check it does what the summary says; the drafts (draftArticleId, draftPromptVersionId, draftRuleVersionId) apply only once published. compare_article_draft and compare_rule_versions show a draft in full.',
+  ready:
+    "Read the warnings and each change's draftReview (its diff) and check it does what the summary says; the drafts (draftArticleId, draftPromptVersionId, draftRuleVersionId) apply only once published. compare_article_draft and compare_rule_versions show a draft in full.",
   no_change: 'The analysis found no actionable fix; consider improving the knowledge or rules by hand.',
   failed: 'The iteration failed: read error, then retry from the dashboard.',
   published: 'This iteration was already published.',
@@ -176,7 +178,7 @@ async function waitForRefine(input: { interactionId: string; eventId: string; ti
       lastStatus = statusOf(value);
       lastIteration = latestOf(value)?.iterationNumber;
       // One step per stage; pollUntil keeps it increasing while a stage repeats.
-      const progress = value === null || TERMINAL.has(lastStatus) ? 3 : STAGE[lastStatus] ?? 0;
+      const progress = value === null || TERMINAL.has(lastStatus) ? 3 : (STAGE[lastStatus] ?? 0);
       return { progress, total: 3, message: `refine iteration ${lastIteration ?? '?'}: ${lastStatus}` };
     },
     timeoutSeconds: input.timeoutSeconds ?? 120,
@@ -227,8 +229,7 @@ const waitForRefineSession = defineTool({
   title: 'Wait for a refine session',
   words: 'until ready finish done poll block complete notify fix review suggestion improvement root cause',
   scope: 'read',
-  description:
-    'Waits until the refine (fix-review) session of an answer is ready, no_change or failed, with progress; then gives its proposed changes with their draft diffs.',
+  description: 'Waits until the refine (fix-review) session of an answer is ready, no_change or failed, with progress; then gives its proposed changes with their draft diffs.',
   input: z.object({
     ...target,
     timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('default 120'),

@@ -13,8 +13,7 @@ const getReplay = defineTool({
   title: 'Get a replay',
   words: 'replayed rerun result model open read view details look inspect fetch',
   scope: 'read',
-  description:
-    'Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration\'s replayInteractionId.',
+  description: "Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration's replayInteractionId.",
   input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
   output: replayRecord,

@@ -12,7 +12,7 @@ import { shape } from './lib/shapes.js';
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
 
 const ERRORS_400 = 'the rule is a business rule (the version routes serve intent rules only), ruleId is not a UUID, or a path parameter is empty';
-const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session\'s proposed changes)';
+const ERRORS_404_LIST = "no intent rule with this ruleId in the workspace (no API route lists rules: take rule ids from the dashboard or from a refine session's proposed changes)";
 
 /**
  * The version-list response's top-level names are not documented: the versions are the first
@@ -20,7 +20,7 @@ const ERRORS_404_LIST = 'no intent rule with this ruleId in the workspace (no AP
  */
 function normaliseVersionList(response: unknown, ruleId: string): Record<string, unknown> {
   const body = isRecord(response) ? response : {};
-  const versions = (Array.isArray(response) ? response : (Object.values(body).find(Array.isArray) as unknown[] | undefined) ?? []).filter(isRecord);
+  const versions = (Array.isArray(response) ? response : ((Object.values(body).find(Array.isArray) as unknown[] | undefined) ?? [])).filter(isRecord);
   const named = ['activeVersionId', 'publishedVersionId', 'activePublishedVersionId'].map((key) => body[key]).find((value) => value !== undefined);
   const published = versions.find((version) => isRecord(version.item) && version.item.status === 'PUBLISHED');
   const activeVersionId = named !== undefined ? named : (published?.versionId ?? null);
@@ -38,8 +38,7 @@ const listRuleVersions = defineTool({
   words: 'history revisions active changed times browse overview available existing current intent flow',
   gives: ['versionId', 'fromVersionId', 'toVersionId'],
   scope: 'read',
-  description:
-    'Shows an intent rule\'s version history and the active version. ruleId from the dashboard or a refine session.',
+  description: "Shows an intent rule's version history and the active version. ruleId from the dashboard or a refine session.",
   input: z.object({ ruleId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
@@ -48,7 +47,15 @@ const listRuleVersions = defineTool({
     items: 'versions',
     compact: (version) => {
       const item = isRecord(version.item) ? version.item : {};
-      return defined({ versionId: version.versionId, version: version.version, status: item.status, active: version.active, name: item.name, createdAt: version.createdAt, createdBy: version.createdBy });
+      return defined({
+        versionId: version.versionId,
+        version: version.version,
+        status: item.status,
+        active: version.active,
+        name: item.name,
+        createdAt: version.createdAt,
+        createdBy: version.createdBy,
+      });
     },
     more: 'Use view "full" for every field, or get_rule_version for one version.',
   },
@@ -60,8 +67,7 @@ const getRuleVersion = defineTool({
   title: 'Get one intent rule version',
   words: 'open read flow config look view details inspect fetch intent revision history',
   scope: 'read',
-  description:
-    'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
+  description: 'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
   input: z.object({ ruleId: idInput(), versionId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/{versionId}/public' },
   transform: (response, input) => ({
@@ -72,7 +78,7 @@ const getRuleVersion = defineTool({
   output: shape({ ruleId: z.string(), versionId: z.string(), versions: z.array(ruleVersion) }),
   errors: {
     400: ERRORS_400,
-    404: 'the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule\'s versions)',
+    404: "the rule or version does not exist in the workspace, or the version belongs to another rule (list_rule_versions {ruleId} lists this rule's versions)",
   },
 });
 
@@ -182,8 +188,7 @@ const compareRuleVersionsTool = defineTool({
   title: 'Compare two versions of an intent rule',
   words: 'diff differences changed previous last current versus against intent flow revision history',
   scope: 'read',
-  description:
-    'Diffs two versions of an intent rule by field path, flowConfig included; default the active version against the one before. Ids: list_rule_versions.',
+  description: 'Diffs two versions of an intent rule by field path, flowConfig included; default the active version against the one before. Ids: list_rule_versions.',
   input: z.object({
     ruleId: idInput('Intent rule id.'),
     // The description states both defaults; per-field text would repeat it in every tools/list.
@@ -193,7 +198,7 @@ const compareRuleVersionsTool = defineTool({
   handler: compareRuleVersions,
   text: renderRuleComparison,
   ui: 'review',
-  errors: { 400: ERRORS_400, 404: 'the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule\'s versions)' },
+  errors: { 400: ERRORS_400, 404: "the rule or a version does not exist in the workspace (list_rule_versions {ruleId} lists this rule's versions)" },
 });
 
 export const rules = defineGroup({

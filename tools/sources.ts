@@ -33,12 +33,7 @@ const DEFAULT_WAIT_SECONDS = 120;
 const MAX_WAIT_SECONDS = 900;
 const TERMINAL = new Set(['COMPLETED', 'FAILED']);
 
-const timeoutSeconds = z
-  .number()
-  .min(1, `must be from 1 to ${MAX_WAIT_SECONDS}`)
-  .max(MAX_WAIT_SECONDS, `must be from 1 to ${MAX_WAIT_SECONDS}`)
-  .optional()
-  .describe(`default ${DEFAULT_WAIT_SECONDS}`);
+const timeoutSeconds = z.number().min(1, `must be from 1 to ${MAX_WAIT_SECONDS}`).max(MAX_WAIT_SECONDS, `must be from 1 to ${MAX_WAIT_SECONDS}`).optional().describe(`default ${DEFAULT_WAIT_SECONDS}`);
 
 /** Source record (spec, Resources): linkedKnowledgeId, error and paragraphs are set only after a run. */
 const sourceRecord = shape(
@@ -130,7 +125,9 @@ async function waitForSources(sourceIds: string[], seconds: number | undefined, 
   const stillPending = pending();
   const notes: string[] = [];
   if (outcome.status === 'timeout') {
-    notes.push(`Stopped waiting after ${seconds ?? DEFAULT_WAIT_SECONDS} s with ${stillPending.length} still pending: ${stillPending.join(', ')}. Call wait_for_sources with these ids to keep waiting.`);
+    notes.push(
+      `Stopped waiting after ${seconds ?? DEFAULT_WAIT_SECONDS} s with ${stillPending.length} still pending: ${stillPending.join(', ')}. Call wait_for_sources with these ids to keep waiting.`,
+    );
   } else if (outcome.status === 'cancelled') {
     notes.push(`Cancelled: polling stopped with ${stillPending.length} not finished: ${stillPending.join(', ') || 'none'}.`);
   }
@@ -139,13 +136,16 @@ async function waitForSources(sourceIds: string[], seconds: number | undefined, 
     if (record?.linkedJobStatus !== 'PENDING' || statusOf(states.get(id)) === 'NOT_QUEUED') continue;
     const since = Date.parse(String(record.updatedAt ?? record.createdAt ?? ''));
     if (Number.isFinite(since) && Date.now() - since > PENDING_REPORT_MS) {
-      notes.push(`Source ${id} has been PENDING for ${Math.round((Date.now() - since) / 60_000)} minutes: the API asks that jobs pending over 15 minutes be reported to support (give them the source id).`);
+      notes.push(
+        `Source ${id} has been PENDING for ${Math.round((Date.now() - since) / 60_000)} minutes: the API asks that jobs pending over 15 minutes be reported to support (give them the source id).`,
+      );
     }
   }
   const notQueued = ids.filter((id) => statusOf(states.get(id)) === 'NOT_QUEUED');
   if (notQueued.length) notes.push(`No ingestion job was ever queued for ${notQueued.join(', ')}: call ingest_sources with source set to their provider and these ids in documentIdsToAdd.`);
   const failed = ids.filter((id) => statusOf(states.get(id)) === 'FAILED');
-  if (failed.length) notes.push(`${failed.length} failed: error gives the cause (typically an authentication-protected page, robots exclusion, an unextractable content type or an expired provider connection).`);
+  if (failed.length)
+    notes.push(`${failed.length} failed: error gives the cause (typically an authentication-protected page, robots exclusion, an unextractable content type or an expired provider connection).`);
   if (ids.some((id) => statusOf(states.get(id)) === 'COMPLETED')) {
     notes.push('COMPLETED means processed, not yet used in answers: generate knowledge from it (generate_knowledge) and review the drafts (list_articles type draft) before publishing.');
   }
@@ -169,8 +169,7 @@ const listProviderResources = defineTool({
   words: 'notes wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
   gives: ['resources'],
   scope: 'read',
-  description:
-    'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
+  description: 'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
   input: z.object({ provider: discoveryKind }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}', providerFields: ['provider'] },
   transform: (resources, input) => ({ provider: input.provider, resources }),
@@ -194,8 +193,7 @@ const registerProviderResources = defineTool({
   words: 'add record discovered found selected pages documents save file import notes wiki helpcenter integration connected drive',
   scope: 'write',
   idempotent: true,
-  description:
-    'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
+  description: 'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
   input: z.object({
     provider: providerKind,
     resources: z.array(resource),
@@ -213,8 +211,7 @@ const crawlLinks = defineTool({
   words: 'spider website site urls links pages subpages sitemap scrape discover',
   scope: 'write',
   idempotent: true,
-  description:
-    `Finds the page links of a website from a start URL, to import with ingest_sources. ${PASS_THROUGH}`,
+  description: `Finds the page links of a website from a start URL, to import with ingest_sources. ${PASS_THROUGH}`,
   input: z
     .object({
       url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
@@ -224,7 +221,6 @@ const crawlLinks = defineTool({
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest', payloadNotShown: [] },
   done: (data) => `${countOf(data, 'links')} link(s) found next to ${fieldOf(data, 'url')}; next: ingest_sources with the ones to import.`,
 });
-
 
 const ingestInput = z
   .object({
@@ -297,8 +293,7 @@ const ingestSources = defineTool({
   words: 'import upload add load url web pages documents reimport refresh file',
   gives: ['sourceId', 'sourceIds', 'documentId', 'documentIds'],
   scope: 'write',
-  description:
-    'Imports web pages (URLs) or a provider\'s registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.',
+  description: "Imports web pages (URLs) or a provider's registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.",
   input: ingestInput,
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
   output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
@@ -329,8 +324,7 @@ const getSource = defineTool({
   title: 'Get a source',
   words: 'status processed ready done finished failed error imported document page open read view details look inspect fetch file',
   scope: 'read',
-  description:
-    'Checks one imported source: job status, error, extracted text. Id from ingest_sources or register_provider_resources.',
+  description: 'Checks one imported source: job status, error, extracted text. Id from ingest_sources or register_provider_resources.',
   input: z.object({ sourceId: idInput() }),
   route: { method: 'GET', path: '/v2/documents/public/{sourceId}' },
   output: sourceRecord,
@@ -342,8 +336,7 @@ const waitTool = defineTool({
   title: 'Wait for ingestion jobs',
   words: 'until block poll keep checking finished done complete imports ready notify document page file',
   scope: 'read',
-  description:
-    'Waits until imports finish (COMPLETED or FAILED) with progress; reports each source\'s status and error. Ids from ingest_sources.',
+  description: "Waits until imports finish (COMPLETED or FAILED) with progress; reports each source's status and error. Ids from ingest_sources.",
   input: z.object({
     sourceIds: idList().min(1, 'must not be empty').max(100, 'must hold at most 100 ids'),
     timeoutSeconds,

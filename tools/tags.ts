@@ -10,8 +10,7 @@ const createTag = defineTool({
   title: 'Create a tag',
   words: 'label new category add make set up',
   scope: 'write',
-  description:
-    'Adds a label to a custom tag group, for tagging conversations. tagGroupId from the dashboard.',
+  description: 'Adds a label to a custom tag group, for tagging conversations. tagGroupId from the dashboard.',
   input: z.object({
     tagGroupId: idInput(),
     tagName: nonBlank(),

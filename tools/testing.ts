@@ -23,7 +23,7 @@ const caseIdsInput = z
       else first.set(key, index);
     });
   })
-  .describe('Unique, at most 200, of the group\'s agent');
+  .describe("Unique, at most 200, of the group's agent");
 
 const addCases = defineTool({
   name: 'add_cases_to_criteria_group',
@@ -31,8 +31,7 @@ const addCases = defineTool({
   words: 'attach add link cases scenarios grading append',
   scope: 'write',
   idempotent: true,
-  description:
-    'Adds existing test cases to a shared criteria group, to be judged by its criteria. UUIDs from the dashboard.',
+  description: 'Adds existing test cases to a shared criteria group, to be judged by its criteria. UUIDs from the dashboard.',
   input: z.object({
     criteriaGroupId: idInput().pipe(z.string().uuid('must be a UUID')),
     caseIds: caseIdsInput,
@@ -55,8 +54,7 @@ const startRun = defineTool({
   words: 'launch kick off regression tests suite begin trigger run execute',
   scope: 'write',
   openWorld: true,
-  description:
-    'Starts a regression run of a test set (testSetId from the dashboard); execute mode calls external APIs.',
+  description: 'Starts a regression run of a test set (testSetId from the dashboard); execute mode calls external APIs.',
   input: z
     .object({
       testSetId: idInput(),

@@ -91,9 +91,7 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
     .filter(Boolean)
     .join(' ');
   const next = `To send it, show the user this preview and, once they agree, call ${run.tool.name} again with the same arguments plus "confirm": "${token}". The token sends exactly this request with this API key, once, until ${expiry}.`;
-  const text = [envelope.used && envelope.notice, message, '', `${effectBlock(effect)}${run.tool.name} would send:\n${description}`, '', next]
-    .filter((line) => line !== false)
-    .join('\n');
+  const text = [envelope.used && envelope.notice, message, '', `${effectBlock(effect)}${run.tool.name} would send:\n${description}`, '', next].filter((line) => line !== false).join('\n');
   return {
     ...(refusal && { isError: true }),
     content: [{ type: 'text', text }],
@@ -153,4 +151,3 @@ function failureReason(error: unknown): string {
 function quoteForUser(value: unknown): string {
   return JSON.stringify(String(value ?? ''));
 }
-

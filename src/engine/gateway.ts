@@ -36,7 +36,7 @@ function findToolsInput(groups: [string, ...string[]]) {
 const callToolInput = z
   .object({
     name: z.string().min(1, 'must name a tool (find_tools lists them)'),
-    arguments: z.record(z.unknown()).optional().describe('The tool\'s input, as find_tools shows it'),
+    arguments: z.record(z.unknown()).optional().describe("The tool's input, as find_tools shows it"),
   })
   .strict();
 
@@ -49,16 +49,14 @@ export function gatewayListing(catalog: ToolGroup[]): Tool[] {
     {
       name: FIND_TOOLS,
       title: 'Find tools',
-      description:
-        'Searches the whole tool catalog (beyond the tools listed here) for a task described in plain words; returns the best matches with their input schemas. Run one with call_tool.',
+      description: 'Searches the whole tool catalog (beyond the tools listed here) for a task described in plain words; returns the best matches with their input schemas. Run one with call_tool.',
       inputSchema: jsonSchemaOf(findToolsSchema(catalog), 'input') as Tool['inputSchema'],
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     {
       name: CALL_TOOL,
       title: 'Call a tool',
-      description:
-        'Runs a catalog tool found with find_tools, by name with its arguments: same validation, confirmation and limits as a listed tool.',
+      description: 'Runs a catalog tool found with find_tools, by name with its arguments: same validation, confirmation and limits as a listed tool.',
       inputSchema: jsonSchemaOf(callToolInput, 'input') as Tool['inputSchema'],
       // The target decides what happens; the hints describe the worst a call may do.
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -83,12 +81,7 @@ export function parseGatewayCall(rawArgs: Record<string, unknown>): GatewayCall 
 }
 
 /** `find_tools`: the reachable tools ranked for the query, each as this session lists it. */
-export function findTools(
-  rawArgs: Record<string, unknown>,
-  catalog: ToolGroup[],
-  reachable: CatalogTool[],
-  entryOf: (tool: ToolDefinition) => Tool,
-): CallToolResult {
+export function findTools(rawArgs: Record<string, unknown>, catalog: ToolGroup[], reachable: CatalogTool[], entryOf: (tool: ToolDefinition) => Tool): CallToolResult {
   const schema = findToolsSchema(catalog);
   const parsed = schema.safeParse(coerceToSchema(schema, rawArgs));
   if (!parsed.success) return validationResult({ name: FIND_TOOLS }, formatIssues(parsed.error.issues));
@@ -177,7 +170,9 @@ const CHANGE_VERBS = new Set(
   [
     ...Object.entries(VERBS.change).flat(2),
     // Change verbs that lean to no one catalog verb.
-    ...'make add build write rid clean fix replace deactivate disable enable turn put push apply give let attach import register record save store queue refresh try run execute kick rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'.split(' '),
+    ...'make add build write rid clean fix replace deactivate disable enable turn put push apply give let attach import register record save store queue refresh try run execute kick rate mark approve vote thumb undo send ask simulate reply respond continue log persist commit accept confirm propose suggest organise organize bootstrap initialize copy clone branch fork'.split(
+      ' ',
+    ),
   ].map(stem),
 );
 /** How much more a read tool scores for a request that asks for no change. */
@@ -193,7 +188,8 @@ const PAST = /^(?!.*eed$).{3,}ed$/;
 const PAST_WEIGHT = 0.75;
 
 /** Words that are verbs only where a request starts with them ("draft an article", but "the draft articles"). */
-const IMPERATIVE = /^(?:(?:please|pls|now|next|then|also|ok|okay|so|(?:can|could|would) you|i (?:want|need|would like) to|i'd like to|let's|we need to|go and)[ ,:]+)*(?:draft|plan|file|stage|set|tag|label)\b/i;
+const IMPERATIVE =
+  /^(?:(?:please|pls|now|next|then|also|ok|okay|so|(?:can|could|would) you|i (?:want|need|would like) to|i'd like to|let's|we need to|go and)[ ,:]+)*(?:draft|plan|file|stage|set|tag|label)\b/i;
 
 /** Phrasal verbs whose words apart mean something else ("turn on" is no turn). */
 const PHRASES: Array<[RegExp, string]> = [
@@ -238,9 +234,7 @@ function tokensOf(text: string): string[] {
     .replace(/\bv\d+\b/gi, 'version')
     .toLowerCase();
   for (const [phrase, word] of PHRASES) lower = lower.replace(phrase, word);
-  return lower
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1 && !STOPWORDS.has(word));
+  return lower.split(/[^a-z0-9]+/).filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
 
 /**

@@ -21,8 +21,7 @@ export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
 /** Tools listed under the configuration: toolsets (groups, `core`) first, then read-only mode from `readOnlyHint`. */
 export function selectTools(catalog: ToolGroup[], config: Surface): CatalogTool[] {
   const { toolsets } = config;
-  const listed = (tool: ToolDefinition, group: ToolGroup) =>
-    toolsets === 'all' || toolsets.includes(group.name) || (Boolean(tool.core) && toolsets.includes(CORE_TOOLSET));
+  const listed = (tool: ToolDefinition, group: ToolGroup) => toolsets === 'all' || toolsets.includes(group.name) || (Boolean(tool.core) && toolsets.includes(CORE_TOOLSET));
   return catalog.flatMap((group) => group.tools.filter((tool) => listed(tool, group))).filter((tool) => allowedInMode(tool, config));
 }
 
@@ -65,7 +64,6 @@ export function annotationsOf(tool: ToolDefinition): NonNullable<Tool['annotatio
     openWorldHint: Boolean(tool.openWorld),
   };
 }
-
 
 const listings = new WeakMap<ToolGroup[], WeakMap<Surface & Pick<Config, 'confirm'>, Map<string, Tool[]>>>();
 
@@ -141,9 +139,7 @@ const isEmptySchema = (value: unknown) => typeof value === 'object' && value !==
 function compactSchema<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(compactSchema) as T;
   if (schema === null || typeof schema !== 'object') return schema;
-  const entries = Object.entries(schema).filter(
-    ([key, value]) => !(key === 'additionalProperties' && (value === true || isEmptySchema(value))) && !(key === 'minLength' && value === 1),
-  );
+  const entries = Object.entries(schema).filter(([key, value]) => !(key === 'additionalProperties' && (value === true || isEmptySchema(value))) && !(key === 'minLength' && value === 1));
   return Object.fromEntries(entries.map(([key, value]) => [key, compactSchema(value)])) as T;
 }
 
@@ -188,4 +184,3 @@ export function sessionSurface(catalog: ToolGroup[], config: Surface & Pick<Conf
   }
   return surface;
 }
-

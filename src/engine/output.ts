@@ -41,7 +41,11 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
   if (options.list) {
     const items = listItems(value, options.list.items);
     if (items && options.view === 'compact') {
-      value = withItems(value, options.list, items.map((item) => (isRecord(item) ? options.list!.compact(item) : item)));
+      value = withItems(
+        value,
+        options.list,
+        items.map((item) => (isRecord(item) ? options.list!.compact(item) : item)),
+      );
     }
   }
   const renderer = new Renderer(options);
@@ -140,9 +144,7 @@ function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, 
       else high = middle - 1;
     }
     current = measure(withFirst(low));
-    notes.push(
-      `Result cut to fit the ${Math.round(cap / 4)}-token budget: showing ${low} of ${items.length} items. ${options.list?.more ?? 'Narrow the request to get the rest.'}`,
-    );
+    notes.push(`Result cut to fit the ${Math.round(cap / 4)}-token budget: showing ${low} of ${items.length} items. ${options.list?.more ?? 'Narrow the request to get the rest.'}`);
   }
   if (current.size > cap) {
     const limit = Math.max(200, Math.floor(cap / 20));
@@ -478,7 +480,6 @@ class Renderer {
     const minutes = Math.floor(seconds / 60) % 60;
     return `${date}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[sinceMidnight % 1000]}Z`;
   }
-
 }
 
 /** Marks upstream text quoted inside an error the same way as result records. */

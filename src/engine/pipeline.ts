@@ -152,9 +152,7 @@ function toolContext(run: ToolRun): ToolContext {
     local: options.config.transport === 'stdio',
     async progress(update) {
       if (progressToken === undefined) return;
-      await run.origin
-        .sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } })
-        .catch(() => undefined);
+      await run.origin.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);
     },
     async call(toolName, input) {
       const target = catalogByName.get(toolName);

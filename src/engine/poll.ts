@@ -14,9 +14,7 @@ export interface PollOptions<T> {
   maxIntervalMs?: number;
 }
 
-export type PollOutcome<T> =
-  | { status: 'done'; state: T; rounds: number }
-  | { status: 'timeout' | 'cancelled'; state: T | undefined; rounds: number };
+export type PollOutcome<T> = { status: 'done'; state: T; rounds: number } | { status: 'timeout' | 'cancelled'; state: T | undefined; rounds: number };
 
 /**
  * Polls until done, a timeout or cancellation. Every fetch goes through the shared limiter, and

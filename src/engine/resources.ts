@@ -41,14 +41,9 @@ export function registerResources(server: McpServer, catalog: ToolGroup[], confi
     const complete = Object.fromEntries(
       Object.entries(resource.complete ?? {})
         .filter(([, source]) => toolsByName.has(source.tool))
-        .map(([variable, source]) => [
-          variable,
-          async (value: string) => (await idsFrom(source)).filter((id) => id.startsWith(value)).slice(0, MAX_COMPLETIONS),
-        ]),
+        .map(([variable, source]) => [variable, async (value: string) => (await idsFrom(source)).filter((id) => id.startsWith(value)).slice(0, MAX_COMPLETIONS)]),
     );
-    server.registerResource(resource.name, new ResourceTemplate(resource.uri, { list: undefined, complete }), metadata, (uri, variables, extra) =>
-      read(uri, variables, extra),
-    );
+    server.registerResource(resource.name, new ResourceTemplate(resource.uri, { list: undefined, complete }), metadata, (uri, variables, extra) => read(uri, variables, extra));
   }
 }
 

@@ -43,8 +43,7 @@ function formatToken(expiresAt: number, nonce: string, tokenMac: string): string
 export function checkToken(secret: string, token: string, binding: TokenBinding, now: number): TokenCheck {
   const match = TOKEN_SHAPE.exec(token);
   const expiresAt = match ? parseInt(match[1], 36) : NaN;
-  const canonical =
-    match && Number.isSafeInteger(expiresAt) && formatToken(expiresAt, reencoded(match[2]), reencoded(match[3])) === token;
+  const canonical = match && Number.isSafeInteger(expiresAt) && formatToken(expiresAt, reencoded(match[2]), reencoded(match[3])) === token;
   if (!match || !canonical) return { ok: false, refused: 'invalid', reason: 'it is not a confirmToken as a preview of this server gave it (the exact text, nothing added or changed).' };
   const expected = Buffer.from(mac(secret, binding, expiresAt, match[2]));
   if (!timingSafeEqual(expected, Buffer.from(match[3]))) {

@@ -117,13 +117,19 @@ class RedisShared {
 
   async ping(timeoutMs = 1000): Promise<boolean> {
     if (!this.up) return false;
-    const answer = await withTimeout(this.client.ping().catch(() => undefined), timeoutMs);
+    const answer = await withTimeout(
+      this.client.ping().catch(() => undefined),
+      timeoutMs,
+    );
     return answer === 'PONG';
   }
 
   async pauseRemaining(id: string): Promise<number> {
     if (!this.up) return 0;
-    const ttl = await withTimeout(this.client.pttl(`${id}:pause`).catch(() => 0), 500);
+    const ttl = await withTimeout(
+      this.client.pttl(`${id}:pause`).catch(() => 0),
+      500,
+    );
     return typeof ttl === 'number' && ttl > 0 ? ttl : 0;
   }
 
@@ -132,12 +138,18 @@ class RedisShared {
     this.client.eval(PAUSE_SCRIPT, 1, `${id}:pause`, Math.max(1, Math.round(ms))).catch((error: Error) => this.logError(error));
   }
 
-
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.heartbeat);
-    if (this.up) await withTimeout(this.client.zrem('svc-mcp:peers', this.instanceId).catch(() => undefined), 500);
-    await withTimeout(this.connection.disconnect(false).catch(() => undefined), 1000);
+    if (this.up)
+      await withTimeout(
+        this.client.zrem('svc-mcp:peers', this.instanceId).catch(() => undefined),
+        500,
+      );
+    await withTimeout(
+      this.connection.disconnect(false).catch(() => undefined),
+      1000,
+    );
     this.client.disconnect();
   }
 }
@@ -260,13 +272,18 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
   async stop(): Promise<void> {
     // Held slots are not released early: Redis lets them expire, so a stopping process never lets
     // the rest of the fleet exceed the window.
-    await withTimeout(this.cluster.stop({ dropWaitingJobs: true }).catch(() => undefined), 1000);
+    await withTimeout(
+      this.cluster.stop({ dropWaitingJobs: true }).catch(() => undefined),
+      1000,
+    );
     // A Group on a shared connection answers disconnect() with undefined, not a promise.
-    await withTimeout(Promise.resolve(this.cluster.disconnect()).catch(() => undefined), 1000);
+    await withTimeout(
+      Promise.resolve(this.cluster.disconnect()).catch(() => undefined),
+      1000,
+    );
     await this.fallback?.stop();
   }
 }
-
 
 /** The Redis side of a LimiterRegistry: one connection for every budget, one shared limiter per budget id. */
 export class RedisBudgets implements SharedBudgets {

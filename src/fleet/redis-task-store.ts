@@ -173,7 +173,6 @@ export class RedisTaskStore implements TaskStore {
       if (!error && extended === 0) this.running.delete(ids[index]);
     });
   }
-
 }
 
 function recordKey(taskId: string): string {

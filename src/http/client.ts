@@ -2,16 +2,7 @@ import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
-import {
-  ApiError,
-  CancelledError,
-  ConnectionError,
-  errorForStatus,
-  NotJsonError,
-  RateLimitError,
-  TimeoutError,
-  type RedactedRequest,
-} from './errors.js';
+import { ApiError, CancelledError, ConnectionError, errorForStatus, NotJsonError, RateLimitError, TimeoutError, type RedactedRequest } from './errors.js';
 import type { LimiterRegistry } from './limiter.js';
 import type { HttpMethod } from './method.js';
 import { sleep } from '../sleep.js';
@@ -151,10 +142,7 @@ export class ApiClient {
       if (error instanceof RateLimitError) limiter.pause(delay);
       const canRetry = noServer
         ? attempt === 0 && QUICK_RETRY_CODES.has((error as ConnectionError).code ?? '')
-        : request.backoff !== false &&
-          isRetryable(error, request.read) &&
-          attempt < this.retry.maxRetries &&
-          Date.now() - started + delay <= this.retry.maxElapsedMs;
+        : request.backoff !== false && isRetryable(error, request.read) && attempt < this.retry.maxRetries && Date.now() - started + delay <= this.retry.maxElapsedMs;
       this.options.logger.warn(
         { method: request.method, path: request.path, status: error.status, error: error.name, attempt: attempt + 1, retryInMs: canRetry ? delay : undefined },
         canRetry ? 'upstream request failed; retrying' : 'upstream request failed',
@@ -213,10 +201,7 @@ export class ApiClient {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', cancel);
     }
-    this.options.logger.debug(
-      { method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt },
-      'upstream request',
-    );
+    this.options.logger.debug({ method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt }, 'upstream request');
     const body = parseJson(response.text);
     if (response.statusCode < 200 || response.statusCode >= 300) throw errorForStatus(response.statusCode, body ?? response.text, redacted);
     // Every route answers a JSON object or array (a few may answer null): a bare string or number is not the API's answer.
@@ -228,7 +213,12 @@ export class ApiClient {
   private notJson(response: { statusCode: number; text: string }, body: unknown, redacted: RedactedRequest): NotJsonError {
     const what = body !== undefined ? `a bare JSON ${body === null ? 'null' : typeof body}` : response.text.trim() === '' ? 'an empty body' : 'a body that is not JSON';
     const sample = response.text.trim().slice(0, BODY_SAMPLE_CHARS);
-    return new NotJsonError(`${redacted.method} ${redacted.path} answered HTTP ${response.statusCode} with ${what}, not the JSON the API answers`, redacted, response.statusCode, sample ? [sample] : []);
+    return new NotJsonError(
+      `${redacted.method} ${redacted.path} answered HTTP ${response.statusCode} with ${what}, not the JSON the API answers`,
+      redacted,
+      response.statusCode,
+      sample ? [sample] : [],
+    );
   }
 
   private transportError(caught: unknown, request: ApiRequest, redacted: RedactedRequest, deadline: AbortSignal): ApiError {
@@ -241,9 +231,7 @@ export class ApiClient {
     const code = errorCode(caught);
     const noServer = code === undefined ? undefined : (NO_SERVER[code] ?? tlsFailure(code));
     const error = new ConnectionError(
-      noServer
-        ? `No API answered at SVC_BASE_URL=${this.baseUrl}: ${noServer} (${code})`
-        : `The connection to the API at SVC_BASE_URL=${this.baseUrl} failed (${code ?? 'connection error'})`,
+      noServer ? `No API answered at SVC_BASE_URL=${this.baseUrl}: ${noServer} (${code})` : `The connection to the API at SVC_BASE_URL=${this.baseUrl} failed (${code ?? 'connection error'})`,
       redacted,
       undefined,
       [],
@@ -293,7 +281,7 @@ function tlsFailure(code: string): string | undefined {
     return 'the TLS handshake failed: the server does not speak TLS there (is it http:// rather than https://?)';
   }
   if (/CERT|^UNABLE_TO_|^ERR_TLS_|^ERR_SSL_|^EPROTO$/.test(code)) {
-    return 'the TLS handshake failed: the server\'s certificate or TLS setup was not accepted (a private certificate authority can be added with NODE_EXTRA_CA_CERTS)';
+    return "the TLS handshake failed: the server's certificate or TLS setup was not accepted (a private certificate authority can be added with NODE_EXTRA_CA_CERTS)";
   }
   return undefined;
 }

@@ -24,19 +24,33 @@ export class ApiError extends Error {
   attempts = 1;
 }
 
-export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
-export class AuthenticationError extends ApiError { override name = 'AuthenticationError'; }
-export class PermissionError extends ApiError { override name = 'PermissionError'; }
+export class BadRequestError extends ApiError {
+  override name = 'BadRequestError';
+}
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+export class PermissionError extends ApiError {
+  override name = 'PermissionError';
+}
 export class NotFoundError extends ApiError {
   override name = 'NotFoundError';
   /** The server has no such route at all, not merely no such item: the base URL is probably wrong. */
   routeNotFound = false;
 }
-export class NotAcceptableError extends ApiError { override name = 'NotAcceptableError'; }
-export class RateLimitError extends ApiError { override name = 'RateLimitError'; }
-export class UpstreamServerError extends ApiError { override name = 'UpstreamServerError'; }
+export class NotAcceptableError extends ApiError {
+  override name = 'NotAcceptableError';
+}
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+}
+export class UpstreamServerError extends ApiError {
+  override name = 'UpstreamServerError';
+}
 /** Any other 4xx the spec does not describe. */
-export class ClientRequestError extends ApiError { override name = 'ClientRequestError'; }
+export class ClientRequestError extends ApiError {
+  override name = 'ClientRequestError';
+}
 export class ConnectionError extends ApiError {
   override name = 'ConnectionError';
   /**
@@ -49,9 +63,15 @@ export class ConnectionError extends ApiError {
   code?: string;
 }
 /** A success status whose body is not JSON, which every route answers: the server is not the API (a web page, a proxy's). */
-export class NotJsonError extends ApiError { override name = 'NotJsonError'; }
-export class TimeoutError extends ApiError { override name = 'TimeoutError'; }
-export class CancelledError extends ApiError { override name = 'CancelledError'; }
+export class NotJsonError extends ApiError {
+  override name = 'NotJsonError';
+}
+export class TimeoutError extends ApiError {
+  override name = 'TimeoutError';
+}
+export class CancelledError extends ApiError {
+  override name = 'CancelledError';
+}
 
 type ErrorClass = new (...args: ConstructorParameters<typeof ApiError>) => ApiError;
 

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import {
-  InvalidClientMetadataError,
-  InvalidGrantError,
-  InvalidTargetError,
-  InvalidTokenError,
-  AccessDeniedError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidClientMetadataError, InvalidGrantError, InvalidTargetError, InvalidTokenError, AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -174,16 +168,30 @@ export class StateOAuthProvider implements OAuthServerProvider {
     }
     const verdict = await this.checkKey(apiKey);
     if (verdict !== 'accepted') {
-      return this.showPage(res, client, params, request, verdict === 'refused'
-        ? 'The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.'
-        : 'The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.');
+      return this.showPage(
+        res,
+        client,
+        params,
+        request,
+        verdict === 'refused'
+          ? 'The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.'
+          : 'The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.',
+      );
     }
     // Taken only now: one submission wins, and a wrong key could be typed again.
     if (!(await this.state.take(SPACE.request, request))) return this.deadEnd(res, client);
     const grantId = randomBytes(16).toString('hex');
     const readOnly = this.runtime.config.readOnly || form.access === 'read';
     const code = newSecret('');
-    const record: Code = { grantId, clientId: client.client_id, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge, resource: pending.resource, readOnly, sealedKey: this.keys.seal(apiKey, grantId) };
+    const record: Code = {
+      grantId,
+      clientId: client.client_id,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+      resource: pending.resource,
+      readOnly,
+      sealedKey: this.keys.seal(apiKey, grantId),
+    };
     await this.state.put(SPACE.code, code, JSON.stringify(record), this.now() + LIFETIMES.codeMs);
     this.runtime.logger.info({ client: client.client_id, grant: grantId, key: hashKey(apiKey), readOnly }, 'oauth access allowed');
     const back = new URL(pending.redirectUri);
@@ -226,12 +234,18 @@ export class StateOAuthProvider implements OAuthServerProvider {
       serverReadOnly: this.runtime.config.readOnly,
       error,
     });
-    res.status(error ? 400 : 200).set(pageHeaders(params.redirectUri)).send(html);
+    res
+      .status(error ? 400 : 200)
+      .set(pageHeaders(params.redirectUri))
+      .send(html);
   }
 
   private deadEnd(res: PageResponse, client: OAuthClientInformationFull): void {
     const name = client.client_name?.trim() || 'the application';
-    res.status(400).set(pageHeaders()).send(messagePage('This sign-in has expired', `This request was already answered or is too old. Start again from ${name}.`));
+    res
+      .status(400)
+      .set(pageHeaders())
+      .send(messagePage('This sign-in has expired', `This request was already answered or is too old. Start again from ${name}.`));
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
@@ -345,12 +359,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
 }
 
 function matches(pending: PendingRequest, client: OAuthClientInformationFull, params: AuthorizationParams): boolean {
-  return (
-    pending.clientId === client.client_id &&
-    pending.redirectUri === params.redirectUri &&
-    pending.codeChallenge === params.codeChallenge &&
-    pending.state === params.state
-  );
+  return pending.clientId === client.client_id && pending.redirectUri === params.redirectUri && pending.codeChallenge === params.codeChallenge && pending.state === params.state;
 }
 
 /** The SDK reads a client's secret from the form body only, so a client that asked for HTTP Basic (or left the RFC 7591 default) gets client_secret_post. */

@@ -7,9 +7,7 @@
  * then `Closed`).
  */
 import type { RecordedReply } from './reply.js';
-import {
-  DAY_MS, MINUTE_MS, SECOND_MS, computeHasFeedback, computeResolved, newConversation, newEvent, subjectOf,
-} from './state.js';
+import { DAY_MS, MINUTE_MS, SECOND_MS, computeHasFeedback, computeResolved, newConversation, newEvent, subjectOf } from './state.js';
 import type { Channel, Conversation, EventRole, EventType, StoredAttachment, StoredEvent, TagReference } from './types.js';
 
 /** One exchange; times are milliseconds after the conversation's creation. */
@@ -124,8 +122,12 @@ function addEvents(conversation: Conversation, outline: ConversationOutline): St
   const { handOver } = outline;
   if (handOver) {
     add(handOver.noteAt, 'agent', 'internalnote', 'Picked up from the escalation queue.');
-    add(handOver.messageAt, 'agent', 'message',
-      `Hi ${handOver.greeting}, this is ${handOver.teammate} from the Northwind support team. I have taken over your request and will get back to you shortly.`);
+    add(
+      handOver.messageAt,
+      'agent',
+      'message',
+      `Hi ${handOver.greeting}, this is ${handOver.teammate} from the Northwind support team. I have taken over your request and will get back to you shortly.`,
+    );
   }
   return replies;
 }

@@ -266,8 +266,13 @@ export class ConversationStore extends Map<string, Conversation> {
     const sourceOk = generated.sources.map((source) => !sources?.length || sources.includes(source));
     const channelOk = generated.channels.map((channel) => !channels?.length || channels.includes(channel));
     const matches = (index: number) =>
-      states[index] === IN_COLUMNS && createdAt[index] >= since && createdAt[index] <= until && sourceOk[generated.source[index]] &&
-      channelOk[generated.channel[index]] && (csat === undefined || generated.csat[index] === csat) && textOk(index);
+      states[index] === IN_COLUMNS &&
+      createdAt[index] >= since &&
+      createdAt[index] <= until &&
+      sourceOk[generated.source[index]] &&
+      channelOk[generated.channel[index]] &&
+      (csat === undefined || generated.csat[index] === csat) &&
+      textOk(index);
     /** Latest events after this belong to conversations created after `until`. */
     const top = until + generated.maxSpanMs;
     const keyOf = (index: number): SortKey => ({ t: latestAt[index], id: generated.idOf(index) });
@@ -288,7 +293,11 @@ export class ConversationStore extends Map<string, Conversation> {
       };
       if (towards === 'older') {
         let position = firstWhere((index) => latestAt[index] <= top);
-        if (from) position = Math.max(position, firstWhere((index) => newerThan(from, keyOf(index))));
+        if (from)
+          position = Math.max(
+            position,
+            firstWhere((index) => newerThan(from, keyOf(index))),
+          );
         return (function* () {
           for (; position < sorted.length; position++) {
             const index = sorted[position];
@@ -297,7 +306,11 @@ export class ConversationStore extends Map<string, Conversation> {
           }
         })();
       }
-      let position = Math.min(firstWhere((index) => !newerThan(keyOf(index), from!)), firstWhere((index) => latestAt[index] < since)) - 1;
+      let position =
+        Math.min(
+          firstWhere((index) => !newerThan(keyOf(index), from!)),
+          firstWhere((index) => latestAt[index] < since),
+        ) - 1;
       return (function* () {
         for (; position >= 0; position--) {
           const index = sorted[position];
@@ -314,7 +327,10 @@ function olderObjects(items: Item[], from?: SortKey): Iterator<Item> {
 }
 
 function newerObjects(items: Item[], from: SortKey): Iterator<Item> {
-  return items.filter((item) => newerThan(item, from)).reverse()[Symbol.iterator]();
+  return items
+    .filter((item) => newerThan(item, from))
+    .reverse()
+    [Symbol.iterator]();
 }
 
 /** Merges sorted streams into one; `before(a, b)` says a comes first. */

@@ -36,11 +36,16 @@ export function errorBody(status: number, message?: string | string[]): ErrorBod
 
 export function defaultMessage(status: number): string {
   switch (status) {
-    case 401: return MSG_UNAUTHORIZED;
-    case 403: return MSG_FORBIDDEN_SCOPE;
-    case 429: return MSG_RATE_LIMITED;
-    case 500: return MSG_INTERNAL;
-    default: return reasonPhrase(status);
+    case 401:
+      return MSG_UNAUTHORIZED;
+    case 403:
+      return MSG_FORBIDDEN_SCOPE;
+    case 429:
+      return MSG_RATE_LIMITED;
+    case 500:
+      return MSG_INTERNAL;
+    default:
+      return reasonPhrase(status);
   }
 }
 

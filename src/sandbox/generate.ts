@@ -39,31 +39,31 @@ const q = (topic: Topic, expected: ArticleKey | null, tag: TagKey | null, texts:
 const OPENERS: Record<Topic, Question[]> = {
   shipping: [
     ...q('shipping', 'shippingTimes', 'shipping', [
-      'How long does standard shipping take?', 'When will my order ship if I order today?', 'Is shipping free on orders over $75?',
+      'How long does standard shipping take?',
+      'When will my order ship if I order today?',
+      'Is shipping free on orders over $75?',
       'How much does shipping cost to Alaska?',
     ]),
     ...q('shipping', 'expressDelivery', 'shipping', ['Do you offer express delivery?', 'Can I get next-day shipping to Chicago?']),
   ],
-  tracking: q('tracking', 'orderTracking', 'shipping', [
-    'Where is my order?', 'How do I track my package?', 'My tracking number is not working.', 'Tracking has not updated for three days.',
-  ]),
+  tracking: q('tracking', 'orderTracking', 'shipping', ['Where is my order?', 'How do I track my package?', 'My tracking number is not working.', 'Tracking has not updated for three days.']),
   international: q('international', 'internationalShipping', 'shipping', [
-    'Do you ship to Canada?', 'Who pays customs duties on orders to the UK?', 'How long does delivery to Germany take?', 'Do you ship to Australia?',
+    'Do you ship to Canada?',
+    'Who pays customs duties on orders to the UK?',
+    'How long does delivery to Germany take?',
+    'Do you ship to Australia?',
   ]),
   returns: q('returns', 'returnsPolicy', 'returns', [
-    'How do I return an item?', 'Can I exchange my jacket for a different size?', 'When will I get my refund?', 'Can I return something I bought on sale?',
+    'How do I return an item?',
+    'Can I exchange my jacket for a different size?',
+    'When will I get my refund?',
+    'Can I return something I bought on sale?',
   ]),
-  account: q('account', 'passwordReset', 'account', [
-    'I forgot my password.', 'The password reset email never arrived.', 'I cannot log in to my account.',
-  ]),
-  warranty: q('warranty', 'warranty', 'warranty', [
-    'My backpack zipper broke, is it covered by the warranty?', 'How do I file a warranty claim?', 'Do you repair jackets with failed seams?',
-  ]),
+  account: q('account', 'passwordReset', 'account', ['I forgot my password.', 'The password reset email never arrived.', 'I cannot log in to my account.']),
+  warranty: q('warranty', 'warranty', 'warranty', ['My backpack zipper broke, is it covered by the warranty?', 'How do I file a warranty claim?', 'Do you repair jackets with failed seams?']),
   other: [
     ...q('other', null, 'urgent', ['I was charged twice for my order.', 'I want to speak to a manager.']),
-    ...q('other', null, null, [
-      'Can you price match a competitor?', 'Do you have a store in Portland?', 'Do you sell gift cards?', 'Is the Trailblazer tent in stock in green?',
-    ]),
+    ...q('other', null, null, ['Can you price match a competitor?', 'Do you have a store in Portland?', 'Do you sell gift cards?', 'Is the Trailblazer tent in stock in green?']),
   ],
 };
 
@@ -89,7 +89,10 @@ const AGENTS = [
     bot: 'storeAssistant' as const,
     channel: 'chat' as Channel,
     share: 0.65,
-    sources: [['widget', 0.88], ['api', 0.12]] as [string, number][],
+    sources: [
+      ['widget', 0.88],
+      ['api', 0.12],
+    ] as [string, number][],
     topics: { shipping: 22, tracking: 20, international: 6, returns: 18, account: 10, warranty: 10, other: 14 } as Record<Topic, number>,
     /** reply, follow-up and hand-over delays, in ms: [min, max] */
     replyDelay: [3 * SECOND_MS, 8 * SECOND_MS],
@@ -100,7 +103,10 @@ const AGENTS = [
     bot: 'emailSupport' as const,
     channel: 'email' as Channel,
     share: 0.35,
-    sources: [['zendesk', 0.92], ['api', 0.08]] as [string, number][],
+    sources: [
+      ['zendesk', 0.92],
+      ['api', 0.08],
+    ] as [string, number][],
     topics: { shipping: 6, tracking: 10, international: 16, returns: 26, account: 14, warranty: 18, other: 10 } as Record<Topic, number>,
     replyDelay: [20 * SECOND_MS, 3 * MINUTE_MS],
     followUpGap: [2 * HOUR_MS, 20 * HOUR_MS],
@@ -327,9 +333,22 @@ export class GeneratedConversations implements GeneratedColumns {
     const draw = generatorFor(n);
     const agentIndex = draw() < AGENTS[0].share ? 0 : 1;
     const agent = AGENTS[agentIndex];
-    const source = SOURCES.indexOf(agent.sources[weighted(draw, agent.sources.map(([, share]) => share))][0]);
+    const source = SOURCES.indexOf(
+      agent.sources[
+        weighted(
+          draw,
+          agent.sources.map(([, share]) => share),
+        )
+      ][0],
+    );
     const age = ageInDays(draw);
-    const topic = TOPICS[weighted(draw, TOPICS.map((t) => agent.topics[t]))];
+    const topic =
+      TOPICS[
+        weighted(
+          draw,
+          TOPICS.map((t) => agent.topics[t]),
+        )
+      ];
     const questions = [indexOfQuestion(oneOf(draw, OPENERS[topic]))];
     if (draw() < SHARES.followUp) questions.push(indexOfQuestion(oneOf(draw, FOLLOW_UPS[topic])));
 
@@ -363,9 +382,10 @@ export class GeneratedConversations implements GeneratedColumns {
     }
     const csat = draw() < SHARES.csat ? weighted(draw, escalated || thumbs?.approved === false ? CSAT_UNHAPPY : CSAT_HAPPY) : null;
     const attachment = topic === 'warranty' && draw() < SHARES.attachment;
-    const customer = draw() < SHARES.customerKnown
-      ? { first: oneOf(draw, FIRST_NAMES), last: oneOf(draw, LAST_NAMES), tier: draw() < SHARES.gold ? 'gold' as const : 'standard' as const, orders: Math.floor(draw() * 25) }
-      : null;
+    const customer =
+      draw() < SHARES.customerKnown
+        ? { first: oneOf(draw, FIRST_NAMES), last: oneOf(draw, LAST_NAMES), tier: draw() < SHARES.gold ? ('gold' as const) : ('standard' as const), orders: Math.floor(draw() * 25) }
+        : null;
     // Young conversations move back so that their last event is not in the future.
     const createdAt = Math.min(Math.round(this.now - age * DAY_MS), this.now - at - SECOND_MS);
     return { agent: agentIndex, source, createdAt, turns, handOver, thumbs, csat, attachment, customer, latestAt: createdAt + at };
@@ -395,11 +415,11 @@ export class GeneratedConversations implements GeneratedColumns {
       tags: tag ? [tag] : [],
       attachment: plan.attachment
         ? {
-          storagePath: `${this.ws.id}/interactions/${generatedConversationId(n)}/photo.jpg`,
-          originalUrl: `https://uploads.northwind-outfitters.example/chat/${n.toString(16)}/photo.jpg`,
-          contentType: 'image/jpeg',
-          sizeBytes: 90_000 + ((n * 7_919) % 150_000),
-        }
+            storagePath: `${this.ws.id}/interactions/${generatedConversationId(n)}/photo.jpg`,
+            originalUrl: `https://uploads.northwind-outfitters.example/chat/${n.toString(16)}/photo.jpg`,
+            contentType: 'image/jpeg',
+            sizeBytes: 90_000 + ((n * 7_919) % 150_000),
+          }
         : null,
       handOver: plan.handOver && { ...plan.handOver, greeting: plan.customer?.first ?? 'there' },
       thumbs: plan.thumbs && { turn: plan.turns.findIndex((turn) => replies[turn.question].type === 'message'), ...plan.thumbs },

@@ -6,13 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 /** Test token of the example store API: the seeded "Get order" step stores it as a secret header. */
 export const MOCK_STORE_TOKEN = 'Bearer nw_live_4b1d9e0c7a2f';
 
-export function mockRoutes(
-  method: string,
-  path: string,
-  body: unknown,
-  _query: URLSearchParams,
-  headers: IncomingHttpHeaders = {},
-): { status: number; body: unknown } | undefined {
+export function mockRoutes(method: string, path: string, body: unknown, _query: URLSearchParams, headers: IncomingHttpHeaders = {}): { status: number; body: unknown } | undefined {
   let m = /^\/__sandbox\/mock\/orders\/([^/]+)$/.exec(path);
   if (m && method === 'GET') {
     const orderId = decodeURIComponent(m[1]);

@@ -30,7 +30,11 @@ function stem(t: string): string {
 }
 
 export function tokenize(text: string): string[] {
-  const raw = text.toLowerCase().replace(/[’']/g, "'").match(/[a-z0-9']+/g) ?? [];
+  const raw =
+    text
+      .toLowerCase()
+      .replace(/[’']/g, "'")
+      .match(/[a-z0-9']+/g) ?? [];
   const out: string[] = [];
   for (const r of raw) {
     const w = r.replace(/^'+|'+$/g, '');
@@ -77,7 +81,10 @@ export function retrieve(query: string, articles: Article[]): ScoredArticle[] {
 
 /** First sentences of a text, up to about `maxChars`. */
 export function firstSentences(text: string, count = 2, maxChars = 400): string {
-  const sentences = text.replace(/\s+/g, ' ').trim().split(/(?<=[.!?])\s+/);
+  const sentences = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .split(/(?<=[.!?])\s+/);
   let out = '';
   for (const s of sentences.slice(0, count)) {
     if (out && out.length + s.length + 1 > maxChars) break;

@@ -88,7 +88,10 @@ export class Router {
       for (let i = 0; i < parts.length; i++) {
         const seg = c.segments[i];
         if ('literal' in seg) {
-          if (seg.literal !== parts[i]) { ok = false; break; }
+          if (seg.literal !== parts[i]) {
+            ok = false;
+            break;
+          }
         } else {
           try {
             params[seg.param] = decodeURIComponent(parts[i]);

@@ -10,9 +10,7 @@ import { GeneratedConversations } from './generate.js';
 import { eventSeedId, seedId } from './ids.js';
 import { recordReply } from './reply.js';
 import { SEED } from './seed-ids.js';
-import {
-  DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS, createWorkspace, iso, newConversation, newEvent, type SandboxState, type Workspace,
-} from './state.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS, createWorkspace, iso, newConversation, newEvent, type SandboxState, type Workspace } from './state.js';
 import type { Article, Bot, Conversation, Criterion, FixIteration, FixReviewSession, RuleVersion, TagReference } from './types.js';
 
 const HELP = 'https://help.northwind-outfitters.example/articles';
@@ -126,9 +124,7 @@ const ARTICLES: ArticleSeed[] = [
     slug: 'holiday-cutoffs',
     folder: SEED.folders.shipping,
     active: false,
-    mainKnowledge:
-      'Order by December 18 with standard shipping or December 21 with express shipping for delivery before Christmas. ' +
-      'Gift receipts can be added at checkout.',
+    mainKnowledge: 'Order by December 18 with standard shipping or December 21 with express shipping for delivery before Christmas. ' + 'Gift receipts can be added at checkout.',
     questions: ['When is the last day to order for Christmas?'],
     keywords: ['holiday', 'christmas', 'cutoff', 'gift'],
   },
@@ -151,13 +147,47 @@ interface ConversationScript {
 
 const SCRIPTS: ConversationScript[] = [
   // --- last 7 days (the default list window)
-  { ageDays: 0.08, bot: 'chat', messages: ['Can I return a jacket I bought on sale? It was marked 40% off.'], approved: false, feedback: 'Bot never mentioned that sale items marked Final Sale cannot be returned.', resolvedNegative: false, tags: ['returns'] },
+  {
+    ageDays: 0.08,
+    bot: 'chat',
+    messages: ['Can I return a jacket I bought on sale? It was marked 40% off.'],
+    approved: false,
+    feedback: 'Bot never mentioned that sale items marked Final Sale cannot be returned.',
+    resolvedNegative: false,
+    tags: ['returns'],
+  },
   { ageDays: 0.4, bot: 'chat', messages: ['The zipper on my backpack broke after two months. Is that covered by the warranty?'], approved: true, attachment: true, csat: 5, tags: ['warranty'] },
-  { ageDays: 0.9, bot: 'email', messages: ['I forgot my password and the reset email never arrives.'], approved: false, feedback: 'Customer signed up with Google; the answer should have said so first.', resolvedNegative: false, tags: ['account'], source: 'zendesk' },
+  {
+    ageDays: 0.9,
+    bot: 'email',
+    messages: ['I forgot my password and the reset email never arrives.'],
+    approved: false,
+    feedback: 'Customer signed up with Google; the answer should have said so first.',
+    resolvedNegative: false,
+    tags: ['account'],
+    source: 'zendesk',
+  },
   { ageDays: 1.6, bot: 'chat', messages: ['How long does standard shipping take to Denver?', 'Thanks! And how do I track the package once it ships?'], approved: true, csat: 4, tags: ['shipping'] },
   { ageDays: 2.2, bot: 'chat', messages: ['I want to speak to a manager about a billing dispute.'], tags: ['urgent'] },
-  { ageDays: 3.1, bot: 'email', messages: ['Do you ship to Canada? How much are customs duties?'], approved: false, feedback: 'Duties estimate was too vague.', resolvedNegative: true, source: 'zendesk' },
-  { ageDays: 4.3, bot: 'chat', messages: ['Where is my order? The tracking number says label created for three days.'], approved: false, feedback: 'Should have offered to open a carrier trace.', resolvedNegative: false, csat: 2, tags: ['shipping'] },
+  {
+    ageDays: 3.1,
+    bot: 'email',
+    messages: ['Do you ship to Canada? How much are customs duties?'],
+    approved: false,
+    feedback: 'Duties estimate was too vague.',
+    resolvedNegative: true,
+    source: 'zendesk',
+  },
+  {
+    ageDays: 4.3,
+    bot: 'chat',
+    messages: ['Where is my order? The tracking number says label created for three days.'],
+    approved: false,
+    feedback: 'Should have offered to open a carrier trace.',
+    resolvedNegative: false,
+    csat: 2,
+    tags: ['shipping'],
+  },
   { ageDays: 5.0, bot: 'chat', messages: ['Do you offer express delivery for Saturday?'], approved: null },
   { ageDays: 5.8, bot: 'email', messages: ['How do I file a warranty claim for a tent with a failed seam?'], approved: true, source: 'zendesk', tags: ['warranty'] },
   { ageDays: 6.5, bot: 'chat', messages: ['Is the Trailblazer tent in stock in green?'], csat: 0 },
@@ -166,7 +196,15 @@ const SCRIPTS: ConversationScript[] = [
   { ageDays: 10, bot: 'email', messages: ['What is your returns policy for worn shoes?'], approved: true, source: 'zendesk', tags: ['returns'] },
   { ageDays: 13, bot: 'chat', messages: ['I was charged twice for order 58213.'], tags: ['urgent'] },
   { ageDays: 15, bot: 'chat', messages: ['How do I reset my password?', 'Got it, and can I exchange a size instead of returning?'], approved: true, csat: 5 },
-  { ageDays: 18, bot: 'email', messages: ['Can I get delivery to Germany before the end of the month?'], approved: false, feedback: 'Mentioned DHL but not the flat fee.', resolvedNegative: true, source: 'zendesk' },
+  {
+    ageDays: 18,
+    bot: 'email',
+    messages: ['Can I get delivery to Germany before the end of the month?'],
+    approved: false,
+    feedback: 'Mentioned DHL but not the flat fee.',
+    resolvedNegative: true,
+    source: 'zendesk',
+  },
   { ageDays: 21, bot: 'chat', messages: ['When will my order ship if I order tonight?'], approved: null },
   { ageDays: 25, bot: 'chat', messages: ['Can you price match a competitor coupon?'] },
   { ageDays: 28, bot: 'email', messages: ['How long until I get my refund after returning boots?'], approved: true, source: 'zendesk', csat: 4 },
@@ -175,7 +213,16 @@ const SCRIPTS: ConversationScript[] = [
   { ageDays: 40, bot: 'email', messages: ['My jacket zipper broke, do you repair jackets?'], approved: true, source: 'zendesk', tags: ['warranty'] },
   { ageDays: 44, bot: 'chat', messages: ['Do you ship to Australia and who pays import tax?'], approved: null },
   { ageDays: 48, bot: 'chat', messages: ['Can I change the delivery address on my order?'] },
-  { ageDays: 52, bot: 'email', messages: ['I cannot log in to my account, the password is rejected.'], approved: false, feedback: 'Bot did not suggest checking Apple sign-in.', resolvedNegative: false, source: 'zendesk', tags: ['account'] },
+  {
+    ageDays: 52,
+    bot: 'email',
+    messages: ['I cannot log in to my account, the password is rejected.'],
+    approved: false,
+    feedback: 'Bot did not suggest checking Apple sign-in.',
+    resolvedNegative: false,
+    source: 'zendesk',
+    tags: ['account'],
+  },
   { ageDays: 57, bot: 'chat', messages: ['How do I start a return for a fleece?'], approved: true, tags: ['returns'] },
   { ageDays: 61, bot: 'chat', messages: ['Can I get next-day shipping to Chicago?'], approved: true, csat: 3 },
   { ageDays: 66, bot: 'email', messages: ['Who pays customs duties for orders to the UK?'], approved: true, source: 'zendesk' },
@@ -239,16 +286,15 @@ function scriptedConversation(ws: Workspace, script: ConversationScript, idx: nu
     tags: (script.tags ?? []).map((key) => tagRef(ws, key)),
     attachment: script.attachment
       ? {
-        storagePath: `${ws.id}/interactions/${conversationId}/zipper-photo.jpg`,
-        originalUrl: 'https://uploads.northwind-outfitters.example/chat/8f2c1e/zipper-photo.jpg',
-        contentType: 'image/jpeg',
-        sizeBytes: 184_233,
-      }
+          storagePath: `${ws.id}/interactions/${conversationId}/zipper-photo.jpg`,
+          originalUrl: 'https://uploads.northwind-outfitters.example/chat/8f2c1e/zipper-photo.jpg',
+          contentType: 'image/jpeg',
+          sizeBytes: 184_233,
+        }
       : null,
     handOver: escalated ? { noteAt: afterLastTurn + 5 * MINUTE_MS, messageAt: afterLastTurn + 6 * MINUTE_MS, teammate: 'Maya', greeting: first } : null,
-    thumbs: script.approved === undefined
-      ? null
-      : { turn: 0, approved: script.approved, resolved: script.approved === false ? (script.resolvedNegative ?? false) : null, note: script.feedback ?? null },
+    thumbs:
+      script.approved === undefined ? null : { turn: 0, approved: script.approved, resolved: script.approved === false ? (script.resolvedNegative ?? false) : null, note: script.feedback ?? null },
     csat: script.csat ?? null,
   });
 }
@@ -288,19 +334,37 @@ function seedConversations(ws: Workspace, now: number): void {
 
 /** Times in the seed are days before the clock at start. */
 type DaysAgo = (days: number) => string;
-const daysAgoFrom = (now: number): DaysAgo => (days) => iso(now - days * DAY_MS);
+const daysAgoFrom =
+  (now: number): DaysAgo =>
+  (days) =>
+    iso(now - days * DAY_MS);
 
 /** Agents, their folders, and which agent sees which folder. */
 function seedAgents(ws: Workspace, t: DaysAgo): void {
   const bots: Bot[] = [
     { id: SEED.bots.storeAssistant, companyId: ws.id, name: 'Store Assistant', description: 'Answers shoppers in the website chat widget.', channels: ['chat'], createdAt: t(400), isActive: true },
-    { id: SEED.bots.emailSupport, companyId: ws.id, name: 'Email Support', description: 'Drafts and sends replies to support emails from the helpdesk.', channels: ['email'], createdAt: t(380), isActive: true },
+    {
+      id: SEED.bots.emailSupport,
+      companyId: ws.id,
+      name: 'Email Support',
+      description: 'Drafts and sends replies to support emails from the helpdesk.',
+      channels: ['email'],
+      createdAt: t(380),
+      isActive: true,
+    },
   ];
   for (const b of bots) ws.bots.set(b.id, b);
 
   // Folders and junctions
   ws.folders.set(SEED.folders.shipping, { id: SEED.folders.shipping, companyId: ws.id, name: 'Shipping & Delivery', parentFolderId: null, createdAt: t(300), updatedAt: t(20) });
-  ws.folders.set(SEED.folders.international, { id: SEED.folders.international, companyId: ws.id, name: 'International Shipping', parentFolderId: SEED.folders.shipping, createdAt: t(250), updatedAt: t(30) });
+  ws.folders.set(SEED.folders.international, {
+    id: SEED.folders.international,
+    companyId: ws.id,
+    name: 'International Shipping',
+    parentFolderId: SEED.folders.shipping,
+    createdAt: t(250),
+    updatedAt: t(30),
+  });
   ws.folders.set(SEED.folders.accountReturns, { id: SEED.folders.accountReturns, companyId: ws.id, name: 'Account & Returns', parentFolderId: null, createdAt: t(300), updatedAt: t(10) });
   const junctions: [string, string][] = [
     [SEED.bots.storeAssistant, SEED.folders.shipping],
@@ -390,8 +454,7 @@ function seedDrafts(ws: Workspace, t: DaysAgo): void {
     id: SEED.articles.giftCardsDraft,
     title: 'Gift cards',
     mainKnowledge:
-      'Northwind e-gift cards are available from $25 to $500 and are delivered by email within an hour of purchase. ' +
-      'Gift cards never expire and can be combined with one promo code per order.',
+      'Northwind e-gift cards are available from $25 to $500 and are delivered by email within an hour of purchase. ' + 'Gift cards never expire and can be combined with one promo code per order.',
     agentInstruction: '',
     questions: ['Do you sell gift cards?', 'Do gift cards expire?'],
     keywords: ['gift card', 'gift certificate', 'voucher'],
@@ -419,27 +482,68 @@ function seedDrafts(ws: Workspace, t: DaysAgo): void {
 function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   ws.connectedProviders = new Set(['notes', 'helpcenter', 'wiki']);
   ws.sources.set(SEED.sources.webCompleted, {
-    id: SEED.sources.webCompleted, companyId: ws.id, source: 'web', url: 'https://northwind-outfitters.example/help/shipping',
-    title: 'Shipping information | Northwind Outfitters', success: true, changed: false, linkedJobStatus: 'COMPLETED',
-    linkedKnowledgeId: SEED.articles.shippingTimes, error: '',
+    id: SEED.sources.webCompleted,
+    companyId: ws.id,
+    source: 'web',
+    url: 'https://northwind-outfitters.example/help/shipping',
+    title: 'Shipping information | Northwind Outfitters',
+    success: true,
+    changed: false,
+    linkedJobStatus: 'COMPLETED',
+    linkedKnowledgeId: SEED.articles.shippingTimes,
+    error: '',
     paragraphs: [
       'Orders placed before 2 pm Eastern ship the same day.',
       'Standard shipping takes 3 to 5 business days and is free on orders over $75.',
       'Express shipping delivers in 2 business days.',
     ],
-    createdAt: t(60), updatedAt: t(60), linkedJobId: SEED.jobs.webCompleted, externalId: null, mimeType: 'text/html', object: null, storageUrl: null,
+    createdAt: t(60),
+    updatedAt: t(60),
+    linkedJobId: SEED.jobs.webCompleted,
+    externalId: null,
+    mimeType: 'text/html',
+    object: null,
+    storageUrl: null,
   });
   ws.sources.set(SEED.sources.webFailed, {
-    id: SEED.sources.webFailed, companyId: ws.id, source: 'web', url: 'https://partners.northwind-outfitters.example/wholesale-terms',
-    title: 'Wholesale terms', success: false, changed: false, linkedJobStatus: 'FAILED', linkedKnowledgeId: null,
-    error: 'Fetching the URL failed: HTTP 401 (the page requires authentication)', paragraphs: [],
-    createdAt: t(12), updatedAt: t(12), linkedJobId: SEED.jobs.webFailed, externalId: null, mimeType: null, object: null, storageUrl: null,
+    id: SEED.sources.webFailed,
+    companyId: ws.id,
+    source: 'web',
+    url: 'https://partners.northwind-outfitters.example/wholesale-terms',
+    title: 'Wholesale terms',
+    success: false,
+    changed: false,
+    linkedJobStatus: 'FAILED',
+    linkedKnowledgeId: null,
+    error: 'Fetching the URL failed: HTTP 401 (the page requires authentication)',
+    paragraphs: [],
+    createdAt: t(12),
+    updatedAt: t(12),
+    linkedJobId: SEED.jobs.webFailed,
+    externalId: null,
+    mimeType: null,
+    object: null,
+    storageUrl: null,
   });
   ws.sources.set(SEED.sources.notesPage, {
-    id: SEED.sources.notesPage, companyId: ws.id, source: 'notes', url: 'https://notes.example/northwind/returns-playbook-5d1c',
-    title: 'Returns playbook', success: true, changed: false, linkedJobStatus: 'COMPLETED', linkedKnowledgeId: SEED.articles.returnsPolicy, error: '',
+    id: SEED.sources.notesPage,
+    companyId: ws.id,
+    source: 'notes',
+    url: 'https://notes.example/northwind/returns-playbook-5d1c',
+    title: 'Returns playbook',
+    success: true,
+    changed: false,
+    linkedJobStatus: 'COMPLETED',
+    linkedKnowledgeId: SEED.articles.returnsPolicy,
+    error: '',
     paragraphs: ['Returns are accepted within 30 days of delivery.', 'Final Sale items cannot be returned.'],
-    createdAt: t(45), updatedAt: t(44), linkedJobId: SEED.jobs.notesPage, externalId: 'notes-page-5d1c', mimeType: 'text/markdown', object: 'page', storageUrl: null,
+    createdAt: t(45),
+    updatedAt: t(44),
+    linkedJobId: SEED.jobs.notesPage,
+    externalId: 'notes-page-5d1c',
+    mimeType: 'text/markdown',
+    object: 'page',
+    storageUrl: null,
   });
   const jobRows: [string, string, 'COMPLETED' | 'FAILED', number, string, string[]][] = [
     [SEED.jobs.webCompleted, SEED.sources.webCompleted, 'COMPLETED', 60, '', ws.sources.get(SEED.sources.webCompleted)!.paragraphs],
@@ -452,27 +556,50 @@ function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   ws.providerCatalog = {
     notes: [
       { externalId: 'notes-page-5d1c', title: 'Returns playbook', originalUrl: 'https://notes.example/northwind/returns-playbook-5d1c', mimeType: 'text/markdown', iconLink: null, object: 'page' },
-      { externalId: 'notes-page-8a3f', title: 'Sizing guide for jackets', originalUrl: 'https://notes.example/northwind/sizing-guide-8a3f', mimeType: 'text/markdown', iconLink: 'https://notes.example/icons/ruler.png', object: 'page' },
+      {
+        externalId: 'notes-page-8a3f',
+        title: 'Sizing guide for jackets',
+        originalUrl: 'https://notes.example/northwind/sizing-guide-8a3f',
+        mimeType: 'text/markdown',
+        iconLink: 'https://notes.example/icons/ruler.png',
+        object: 'page',
+      },
       { externalId: 'notes-db-22b7', title: 'Product care database', originalUrl: 'https://notes.example/northwind/product-care-22b7', mimeType: 'text/markdown', iconLink: null, object: 'database' },
     ],
     helpcenter: [
       {
-        externalId: 'hc-cat-100', title: 'Orders', type: 'category', children: [
-          { externalId: 'hc-sec-110', title: 'Payments', type: 'section', children: [
-            { externalId: 'hc-art-111', title: 'Accepted payment methods', originalUrl: 'https://northwind.helpcenter.example/articles/111', type: 'article' },
-            { externalId: 'hc-art-112', title: 'Paying with Afterpay', originalUrl: 'https://northwind.helpcenter.example/articles/112', type: 'article' },
-          ] },
-          { externalId: 'hc-sec-120', title: 'Changing an order', type: 'section', children: [
-            { externalId: 'hc-art-121', title: 'Changing the delivery address', originalUrl: 'https://northwind.helpcenter.example/articles/121', type: 'article' },
-          ] },
+        externalId: 'hc-cat-100',
+        title: 'Orders',
+        type: 'category',
+        children: [
+          {
+            externalId: 'hc-sec-110',
+            title: 'Payments',
+            type: 'section',
+            children: [
+              { externalId: 'hc-art-111', title: 'Accepted payment methods', originalUrl: 'https://northwind.helpcenter.example/articles/111', type: 'article' },
+              { externalId: 'hc-art-112', title: 'Paying with Afterpay', originalUrl: 'https://northwind.helpcenter.example/articles/112', type: 'article' },
+            ],
+          },
+          {
+            externalId: 'hc-sec-120',
+            title: 'Changing an order',
+            type: 'section',
+            children: [{ externalId: 'hc-art-121', title: 'Changing the delivery address', originalUrl: 'https://northwind.helpcenter.example/articles/121', type: 'article' }],
+          },
         ],
       },
     ],
     wiki: [
-      { key: 'SUP', title: 'Support team', originalUrl: 'https://wiki.example/spaces/SUP', pages: [
-        { externalId: 'wiki-9001', title: 'Escalation matrix', originalUrl: 'https://wiki.example/spaces/SUP/pages/9001' },
-        { externalId: 'wiki-9002', title: 'Lost package procedure', originalUrl: 'https://wiki.example/spaces/SUP/pages/9002' },
-      ] },
+      {
+        key: 'SUP',
+        title: 'Support team',
+        originalUrl: 'https://wiki.example/spaces/SUP',
+        pages: [
+          { externalId: 'wiki-9001', title: 'Escalation matrix', originalUrl: 'https://wiki.example/spaces/SUP/pages/9001' },
+          { externalId: 'wiki-9002', title: 'Lost package procedure', originalUrl: 'https://wiki.example/spaces/SUP/pages/9002' },
+        ],
+      },
     ],
   };
 }
@@ -480,8 +607,14 @@ function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
 /** Actions, the attribute, their data steps (calling the mock store backend) and agent assignments. */
 function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
   ws.tools.set(SEED.tools.orderStatus, {
-    id: SEED.tools.orderStatus, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Look up order status',
-    description: 'Fetches the fulfilment status and tracking number of an order.', alwaysGet: false, source: 'api',
+    id: SEED.tools.orderStatus,
+    createdAt: t(90),
+    updatedAt: t(20),
+    companyId: ws.id,
+    name: 'Look up order status',
+    description: 'Fetches the fulfilment status and tracking number of an order.',
+    alwaysGet: false,
+    source: 'api',
     inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }],
     outputSchema: [
       { name: 'status', type: 'string', path: `${SEED.dataSteps.orderStatusLookup}.status`, sendToLlm: true, source: 'apiResponse', useInRulebooks: true },
@@ -491,8 +624,14 @@ function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
     builtInHandler: null,
   });
   ws.tools.set(SEED.tools.returnLabel, {
-    id: SEED.tools.returnLabel, createdAt: t(70), updatedAt: t(70), companyId: ws.id, name: 'Create return label',
-    description: 'Creates a prepaid return label for an order.', alwaysGet: false, source: 'ui',
+    id: SEED.tools.returnLabel,
+    createdAt: t(70),
+    updatedAt: t(70),
+    companyId: ws.id,
+    name: 'Create return label',
+    description: 'Creates a prepaid return label for an order.',
+    alwaysGet: false,
+    source: 'ui',
     inputSchema: [
       { name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' },
       { name: 'reason', type: 'string', required: false, defaultValue: 'other' },
@@ -501,8 +640,14 @@ function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
     builtInHandler: null,
   });
   ws.tools.set(SEED.tools.customerTier, {
-    id: SEED.tools.customerTier, createdAt: t(50), updatedAt: t(5), companyId: ws.id, name: 'Customer tier',
-    description: 'Loyalty tier and lifetime order count of the customer, fetched at the start of each conversation.', alwaysGet: true, source: 'api',
+    id: SEED.tools.customerTier,
+    createdAt: t(50),
+    updatedAt: t(5),
+    companyId: ws.id,
+    name: 'Customer tier',
+    description: 'Loyalty tier and lifetime order count of the customer, fetched at the start of each conversation.',
+    alwaysGet: true,
+    source: 'api',
     inputSchema: [{ name: 'email', type: 'string', required: true, source: 'jwt', path: 'email' }],
     outputSchema: [
       { name: 'tier', type: 'string', path: `${SEED.dataSteps.customerTierLookup}.tier`, sendToLlm: true, source: 'apiResponse', useInRulebooks: true },
@@ -511,23 +656,45 @@ function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
     builtInHandler: null,
   });
   ws.dataSteps.set(SEED.dataSteps.orderStatusLookup, {
-    id: SEED.dataSteps.orderStatusLookup, createdAt: t(90), updatedAt: t(20), companyId: ws.id, name: 'Get order', toolId: SEED.tools.orderStatus,
-    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
+    id: SEED.dataSteps.orderStatusLookup,
+    createdAt: t(90),
+    updatedAt: t(20),
+    companyId: ws.id,
+    name: 'Get order',
+    toolId: SEED.tools.orderStatus,
+    stepNumber: 1,
+    url: `${baseUrl}/__sandbox/mock/orders/\${orderId}`,
+    method: 'GET',
     headers: { Authorization: { hide: true, value: 'Bearer nw_live_4b1d9e0c7a2f' }, Accept: { hide: false, value: 'application/json' } },
     body: null,
     responseMapping: { status: 'status', trackingNumber: 'trackingNumber', estimatedDelivery: { path: 'estimatedDelivery', dataType: 'date' } },
   });
   ws.dataSteps.set(SEED.dataSteps.returnLabelCreate, {
-    id: SEED.dataSteps.returnLabelCreate, createdAt: t(70), updatedAt: t(70), companyId: ws.id, name: 'Create label', toolId: SEED.tools.returnLabel,
-    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/returns`, method: 'POST',
+    id: SEED.dataSteps.returnLabelCreate,
+    createdAt: t(70),
+    updatedAt: t(70),
+    companyId: ws.id,
+    name: 'Create label',
+    toolId: SEED.tools.returnLabel,
+    stepNumber: 1,
+    url: `${baseUrl}/__sandbox/mock/returns`,
+    method: 'POST',
     headers: { 'X-Api-Token': { hide: true, value: 'rt_9c2e51aa0b' } },
     body: { orderId: { hide: false, value: '${orderId}' }, reason: { hide: false, value: '${reason}' } },
     responseMapping: { labelUrl: 'labelUrl' },
   });
   ws.dataSteps.set(SEED.dataSteps.customerTierLookup, {
-    id: SEED.dataSteps.customerTierLookup, createdAt: t(50), updatedAt: t(5), companyId: ws.id, name: 'Get customer', toolId: SEED.tools.customerTier,
-    stepNumber: 1, url: `${baseUrl}/__sandbox/mock/customers/\${email}`, method: 'GET',
-    headers: { Authorization: { hide: true, value: 'Bearer crm_sk_77f0e2' } }, body: null,
+    id: SEED.dataSteps.customerTierLookup,
+    createdAt: t(50),
+    updatedAt: t(5),
+    companyId: ws.id,
+    name: 'Get customer',
+    toolId: SEED.tools.customerTier,
+    stepNumber: 1,
+    url: `${baseUrl}/__sandbox/mock/customers/\${email}`,
+    method: 'GET',
+    headers: { Authorization: { hide: true, value: 'Bearer crm_sk_77f0e2' } },
+    body: null,
     responseMapping: { tier: 'tier', lifetimeOrders: { path: 'lifetimeOrders', dataType: 'number' } },
   });
   const assignments: [string, string, string[]][] = [
@@ -550,13 +717,26 @@ function seedRules(ws: Workspace, t: DaysAgo): void {
     createdAt: t(daysAgo),
     createdBy: by,
     item: {
-      id: ruleId, name: 'Where is my order', description: 'Customer asks about the status or location of an order.',
-      status, source: 'ui', triggerType: 'intent', botIds: [SEED.bots.storeAssistant, SEED.bots.emailSupport],
-      flowConfig: { type: 'message', message }, version: v, versionId: `v${v}`, createdAt: t(daysAgo), updatedAt: t(daysAgo),
+      id: ruleId,
+      name: 'Where is my order',
+      description: 'Customer asks about the status or location of an order.',
+      status,
+      source: 'ui',
+      triggerType: 'intent',
+      botIds: [SEED.bots.storeAssistant, SEED.bots.emailSupport],
+      flowConfig: { type: 'message', message },
+      version: v,
+      versionId: `v${v}`,
+      createdAt: t(daysAgo),
+      updatedAt: t(daysAgo),
     },
   });
   ws.rules.set(ruleId, {
-    id: ruleId, companyId: ws.id, name: 'Where is my order', kind: 'intent', activeVersionId: 'v2',
+    id: ruleId,
+    companyId: ws.id,
+    name: 'Where is my order',
+    kind: 'intent',
+    activeVersionId: 'v2',
     versions: [
       mkVersion(1, 'HISTORICAL', 120, 'Ask for the order number, then share the tracking link.', SEED.users.dana),
       mkVersion(2, 'PUBLISHED', 45, 'Ask for the order number, run "Look up order status" and share the status and tracking number.', SEED.users.dana),
@@ -564,23 +744,48 @@ function seedRules(ws: Workspace, t: DaysAgo): void {
     ],
   });
   ws.rules.set(SEED.rules.refundApproval, {
-    id: SEED.rules.refundApproval, companyId: ws.id, name: 'Refunds over $500 need approval', kind: 'business', activeVersionId: 'v1',
-    versions: [{
-      versionId: 'v1', version: 1, createdAt: t(100), createdBy: SEED.users.dana,
-      item: {
-        id: SEED.rules.refundApproval, name: 'Refunds over $500 need approval', description: 'Escalate refund requests above $500 to a human.',
-        status: 'PUBLISHED', source: 'ui', triggerType: null, botIds: [SEED.bots.storeAssistant], flowConfig: { type: 'escalate', message: 'A teammate will review this refund.' },
-        version: 1, versionId: 'v1', createdAt: t(100), updatedAt: t(100),
+    id: SEED.rules.refundApproval,
+    companyId: ws.id,
+    name: 'Refunds over $500 need approval',
+    kind: 'business',
+    activeVersionId: 'v1',
+    versions: [
+      {
+        versionId: 'v1',
+        version: 1,
+        createdAt: t(100),
+        createdBy: SEED.users.dana,
+        item: {
+          id: SEED.rules.refundApproval,
+          name: 'Refunds over $500 need approval',
+          description: 'Escalate refund requests above $500 to a human.',
+          status: 'PUBLISHED',
+          source: 'ui',
+          triggerType: null,
+          botIds: [SEED.bots.storeAssistant],
+          flowConfig: { type: 'escalate', message: 'A teammate will review this refund.' },
+          version: 1,
+          versionId: 'v1',
+          createdAt: t(100),
+          updatedAt: t(100),
+        },
       },
-    }],
+    ],
   });
 }
 
 /** The review of the negatively rated conversation: its replay and a refine session on the answer. */
 function seedReview(ws: Workspace, now: number): void {
   ws.replays.set(SEED.replay, {
-    id: SEED.replay, companyId: ws.id, botId: SEED.bots.storeAssistant, source: 'replay', channel: 'chat', status: 'done',
-    createdAt: iso(now - HOUR_MS), updatedAt: iso(now - HOUR_MS + 20_000), parentInteractionId: SEED.negativeConversation,
+    id: SEED.replay,
+    companyId: ws.id,
+    botId: SEED.bots.storeAssistant,
+    source: 'replay',
+    channel: 'chat',
+    status: 'done',
+    createdAt: iso(now - HOUR_MS),
+    updatedAt: iso(now - HOUR_MS + 20_000),
+    parentInteractionId: SEED.negativeConversation,
     replay: { target_event_id: SEED.negativeEvent, status: 'done', ml_models: { answer: 'svc-answer-2025-06', retrieval: 'svc-embed-3' } },
   });
 
@@ -592,33 +797,73 @@ function seedReview(ws: Workspace, now: number): void {
   const started = now - 50 * MINUTE_MS;
   const oldSnapshot = { interactionId: negConv.id, eventId: negEvent.id, originalEventId: null, content: negEvent.message, role: 'svcbot', type: negEvent.type, createdAt: iso(negEvent.createdAt) };
   const iteration: FixIteration = {
-    id: iterationId, companyId: ws.id, sessionId, interactionId: negConv.id, targetEventId: negEvent.id, previousIterationId: null,
-    backgroundJobId: 'bg_refine_0001', replayInteractionId: SEED.replay, replayEventId: seedId('event', 'a', 9001), iterationNumber: 1, status: 'ready',
+    id: iterationId,
+    companyId: ws.id,
+    sessionId,
+    interactionId: negConv.id,
+    targetEventId: negEvent.id,
+    previousIterationId: null,
+    backgroundJobId: 'bg_refine_0001',
+    replayInteractionId: SEED.replay,
+    replayEventId: seedId('event', 'a', 9001),
+    iterationNumber: 1,
+    status: 'ready',
     feedbackNote: 'Mention that Final Sale items cannot be returned.',
     summary: 'The returns article lacked a clear Final Sale rule near the top; the draft moves it into the first sentence.',
-    confidence: 'high', error: null, publishedAt: null, startedAt: iso(started), completedAt: iso(started + 90_000),
-    createdAt: iso(started), updatedAt: iso(started + 90_000),
+    confidence: 'high',
+    error: null,
+    publishedAt: null,
+    startedAt: iso(started),
+    completedAt: iso(started + 90_000),
+    createdAt: iso(started),
+    updatedAt: iso(started + 90_000),
     oldAnswerSnapshot: oldSnapshot,
     newAnswerSnapshot: {
-      interactionId: SEED.replay, eventId: seedId('event', 'a', 9001), originalEventId: negEvent.id,
+      interactionId: SEED.replay,
+      eventId: seedId('event', 'a', 9001),
+      originalEventId: negEvent.id,
       content: 'Items marked Final Sale, including most discounted items, cannot be returned. Other unworn items with tags can be returned within 30 days.',
-      role: 'svcbot', type: 'message', createdAt: iso(started + 80_000),
+      role: 'svcbot',
+      type: 'message',
+      createdAt: iso(started + 80_000),
     },
-    changes: [{
-      id: seedId('refineChange', 'a', 1), companyId: ws.id, sessionId, iterationId, interactionId: negConv.id, targetEventId: negEvent.id,
-      rootCause: {
-        failureStage: 'knowledge_content', failureMode: 'incorrect_knowledge',
-        reasoning: 'The article mentions Final Sale only in its third sentence, so the answer summarised the general 30-day policy.',
-        target: { kind: 'kb_article', operation: 'update', articleId: SEED.articles.returnsPolicy },
+    changes: [
+      {
+        id: seedId('refineChange', 'a', 1),
+        companyId: ws.id,
+        sessionId,
+        iterationId,
+        interactionId: negConv.id,
+        targetEventId: negEvent.id,
+        rootCause: {
+          failureStage: 'knowledge_content',
+          failureMode: 'incorrect_knowledge',
+          reasoning: 'The article mentions Final Sale only in its third sentence, so the answer summarised the general 30-day policy.',
+          target: { kind: 'kb_article', operation: 'update', articleId: SEED.articles.returnsPolicy },
+        },
+        changeType: 'update_article',
+        draftPromptVersionId: null,
+        draftArticleId: SEED.articles.returnsPolicyDraft,
+        draftRuleVersionId: null,
+        createdAt: iso(started + 60_000),
       },
-      changeType: 'update_article', draftPromptVersionId: null, draftArticleId: SEED.articles.returnsPolicyDraft, draftRuleVersionId: null,
-      createdAt: iso(started + 60_000),
-    }],
+    ],
   };
   const session: FixReviewSession = {
-    id: sessionId, companyId: ws.id, interactionId: negConv.id, targetEventId: negEvent.id, targetUserEventId: SEED.negativeUserEvent,
-    status: 'active', publishedIterationId: null, publishedAt: null, closedAt: null, closedReason: null,
-    createdAt: iso(started), updatedAt: iso(started + 90_000), originalAnswerSnapshot: oldSnapshot, iterations: [iteration],
+    id: sessionId,
+    companyId: ws.id,
+    interactionId: negConv.id,
+    targetEventId: negEvent.id,
+    targetUserEventId: SEED.negativeUserEvent,
+    status: 'active',
+    publishedIterationId: null,
+    publishedAt: null,
+    closedAt: null,
+    closedReason: null,
+    createdAt: iso(started),
+    updatedAt: iso(started + 90_000),
+    originalAnswerSnapshot: oldSnapshot,
+    iterations: [iteration],
   };
   ws.refineSessions.set(sessionId, session);
 }
@@ -626,11 +871,29 @@ function seedReview(ws: Workspace, now: number): void {
 /** Criteria, test cases, a test set and prompt versions. */
 function seedTestSuite(ws: Workspace, t: DaysAgo): void {
   const crit = (n: number, name: string, c: Partial<Criterion>): Criterion => ({
-    id: seedId('criterion', 'a', n), companyId: ws.id, defaultCriterionId: null, name, type: 'deterministic', condition: null, blocking: false,
-    judgePrompt: null, passPrompt: null, failPrompt: null, isActive: true, createdAt: t(30), updatedAt: t(30), ...c,
+    id: seedId('criterion', 'a', n),
+    companyId: ws.id,
+    defaultCriterionId: null,
+    name,
+    type: 'deterministic',
+    condition: null,
+    blocking: false,
+    judgePrompt: null,
+    passPrompt: null,
+    failPrompt: null,
+    isActive: true,
+    createdAt: t(30),
+    updatedAt: t(30),
+    ...c,
   });
   ws.criteriaGroups.set(SEED.criteriaGroup, {
-    id: SEED.criteriaGroup, companyId: ws.id, botId: SEED.bots.storeAssistant, name: 'Shipping answers', revision: 3, createdAt: t(30), updatedAt: t(6),
+    id: SEED.criteriaGroup,
+    companyId: ws.id,
+    botId: SEED.bots.storeAssistant,
+    name: 'Shipping answers',
+    revision: 3,
+    createdAt: t(30),
+    updatedAt: t(6),
     impactToken: 'imp_7f3a9c21e5',
     criteria: [
       crit(1, 'Uses the shipping article', {
@@ -649,14 +912,28 @@ function seedTestSuite(ws: Workspace, t: DaysAgo): void {
   ];
   cases.forEach(([name, src, groupIds], i) => {
     ws.testCases.set(SEED.testCases[i], {
-      id: SEED.testCases[i], companyId: ws.id, botId: SEED.bots.storeAssistant, name, sourceInteractionId: src,
-      criteria: i === 2 ? [crit(3, 'Mentions Final Sale', { type: 'llm_judge', judgePrompt: 'Does the answer say Final Sale items cannot be returned?', passPrompt: 'It does.', failPrompt: 'It does not.' })] : [],
-      groupIds, createdAt: t(25 - i), updatedAt: t(25 - i),
+      id: SEED.testCases[i],
+      companyId: ws.id,
+      botId: SEED.bots.storeAssistant,
+      name,
+      sourceInteractionId: src,
+      criteria:
+        i === 2
+          ? [crit(3, 'Mentions Final Sale', { type: 'llm_judge', judgePrompt: 'Does the answer say Final Sale items cannot be returned?', passPrompt: 'It does.', failPrompt: 'It does not.' })]
+          : [],
+      groupIds,
+      createdAt: t(25 - i),
+      updatedAt: t(25 - i),
     });
   });
   ws.testSets.set(SEED.testSet, {
-    id: SEED.testSet, companyId: ws.id, botId: SEED.bots.storeAssistant, name: 'Store Assistant regression', caseIds: [...SEED.testCases],
-    createdAt: t(20), updatedAt: t(4),
+    id: SEED.testSet,
+    companyId: ws.id,
+    botId: SEED.bots.storeAssistant,
+    name: 'Store Assistant regression',
+    caseIds: [...SEED.testCases],
+    createdAt: t(20),
+    updatedAt: t(4),
   });
   ws.promptVersions.set(SEED.promptVersions.v1, { id: SEED.promptVersions.v1, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 1, status: 'PUBLISHED', createdAt: t(200) });
   ws.promptVersions.set(SEED.promptVersions.v2, { id: SEED.promptVersions.v2, companyId: ws.id, botId: SEED.bots.storeAssistant, version: 2, status: 'DRAFT', createdAt: t(1) });
@@ -682,16 +959,42 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
 function seedWorkspaceB(now: number): Workspace {
   const ws = createWorkspace(SEED.workspaceB, 'Globex Hardware');
   const t = daysAgoFrom(now);
-  ws.bots.set(SEED.bots.globexHelpdesk, { id: SEED.bots.globexHelpdesk, companyId: ws.id, name: 'Globex Helpdesk', description: 'Answers hardware questions.', channels: ['chat'], createdAt: t(100), isActive: true });
+  ws.bots.set(SEED.bots.globexHelpdesk, {
+    id: SEED.bots.globexHelpdesk,
+    companyId: ws.id,
+    name: 'Globex Helpdesk',
+    description: 'Answers hardware questions.',
+    channels: ['chat'],
+    createdAt: t(100),
+    isActive: true,
+  });
   ws.folders.set(SEED.folders.globexFaq, { id: SEED.folders.globexFaq, companyId: ws.id, name: 'FAQ', parentFolderId: null, createdAt: t(90), updatedAt: t(90) });
   const jid = seedId('junction', 'b', 1);
   ws.botFolderJunctions.set(jid, { id: jid, companyId: ws.id, botId: SEED.bots.globexHelpdesk, folderId: SEED.folders.globexFaq, createdAt: t(90) });
   ws.articles.set(SEED.articles.globexWarranty, {
-    id: SEED.articles.globexWarranty, title: 'Tool warranty', mainKnowledge: 'Globex power tools carry a 3-year limited warranty. Batteries are covered for 1 year.',
-    agentInstruction: '', questions: ['How long is the warranty on drills?'], keywords: ['warranty', 'drill', 'battery'], escalation: false, misc: {},
-    active: true, public: true, parentFolderId: SEED.folders.globexFaq, companyId: ws.id, createdAt: t(90), updatedAt: t(90), version: 1,
-    isDraft: false, isDraftPublished: false, originalArticleId: null, originalArticleVersion: null, createdBy: seedId('user', 'b', 1),
-    updatedBy: seedId('user', 'b', 1), origin: 'UI_CREATED', documentUrl: null,
+    id: SEED.articles.globexWarranty,
+    title: 'Tool warranty',
+    mainKnowledge: 'Globex power tools carry a 3-year limited warranty. Batteries are covered for 1 year.',
+    agentInstruction: '',
+    questions: ['How long is the warranty on drills?'],
+    keywords: ['warranty', 'drill', 'battery'],
+    escalation: false,
+    misc: {},
+    active: true,
+    public: true,
+    parentFolderId: SEED.folders.globexFaq,
+    companyId: ws.id,
+    createdAt: t(90),
+    updatedAt: t(90),
+    version: 1,
+    isDraft: false,
+    isDraftPublished: false,
+    originalArticleId: null,
+    originalArticleVersion: null,
+    createdBy: seedId('user', 'b', 1),
+    updatedBy: seedId('user', 'b', 1),
+    origin: 'UI_CREATED',
+    documentUrl: null,
   });
   const question = 'How long is the warranty on drills?';
   const conv = buildConversation({
@@ -729,4 +1032,3 @@ export function seedState(state: SandboxState, generated = 0): void {
   state.workspaces.set(a.id, a);
   state.workspaces.set(b.id, b);
 }
-

@@ -7,10 +7,38 @@ import { createHash } from 'node:crypto';
 import { ConversationStore } from './conversation-store.js';
 import { forbiddenWorkspace, notFound } from './errors.js';
 import type {
-  Article, Attachment, Bot, BotFolderJunction, Conversation, CriteriaGroup, DataStep, Folder, HcTool,
-  IngestionJob, IntentRule, KeyRecord, PromptVersion, ProviderCatalog, ProviderKind, PublicConversation,
-  PublicEvent, Replay, FixReviewSession, SourceRecord, StoredAttachment, StoredEvent, Tag, TagGroup, TestCase,
-  TestSet, TestSetRun, ToolAssignment, PublicArticle, MaskedValue, EventRole, EventType,
+  Article,
+  Attachment,
+  Bot,
+  BotFolderJunction,
+  Conversation,
+  CriteriaGroup,
+  DataStep,
+  Folder,
+  HcTool,
+  IngestionJob,
+  IntentRule,
+  KeyRecord,
+  PromptVersion,
+  ProviderCatalog,
+  ProviderKind,
+  PublicConversation,
+  PublicEvent,
+  Replay,
+  FixReviewSession,
+  SourceRecord,
+  StoredAttachment,
+  StoredEvent,
+  Tag,
+  TagGroup,
+  TestCase,
+  TestSet,
+  TestSetRun,
+  ToolAssignment,
+  PublicArticle,
+  MaskedValue,
+  EventRole,
+  EventType,
 } from './types.js';
 
 export interface Workspace {
@@ -102,12 +130,7 @@ export type CollectionValue<K extends CollectionName> = Workspace[K] extends Map
  * workspace, throws 403 (spec: a key "scoped to a different workspace than the data gets 403").
  * Returns undefined when the id exists nowhere: the caller picks its 404/406/500/400.
  */
-export function findInWorkspace<K extends CollectionName>(
-  state: SandboxState,
-  ws: Workspace,
-  collection: K,
-  id: string,
-): CollectionValue<K> | undefined {
+export function findInWorkspace<K extends CollectionName>(state: SandboxState, ws: Workspace, collection: K, id: string): CollectionValue<K> | undefined {
   const own = (ws[collection] as Map<string, CollectionValue<K>>).get(id);
   if (own !== undefined) return own;
   if (ownerOf(state, collection, id) !== undefined) throw forbiddenWorkspace();
@@ -115,13 +138,7 @@ export function findInWorkspace<K extends CollectionName>(
 }
 
 /** As findInWorkspace, with a 404 carrying `message` when the id exists nowhere. */
-export function requireInWorkspace<K extends CollectionName>(
-  state: SandboxState,
-  ws: Workspace,
-  collection: K,
-  id: string,
-  message: string,
-): CollectionValue<K> {
+export function requireInWorkspace<K extends CollectionName>(state: SandboxState, ws: Workspace, collection: K, id: string, message: string): CollectionValue<K> {
   const found = findInWorkspace(state, ws, collection, id);
   if (found === undefined) throw notFound(message);
   return found;
@@ -153,10 +170,7 @@ const ATTACHMENT_URL_TTL_MS = 3_600_000;
 export function signAttachment(state: SandboxState, a: StoredAttachment): Attachment {
   const expiresAt = state.now() + ATTACHMENT_URL_TTL_MS;
   const signature = createHash('sha256').update(`${a.storagePath}:${expiresAt}`).digest('hex').slice(0, 32);
-  const storageUrl = `${state.baseUrl}/__sandbox/files/${a.storagePath
-    .split('/')
-    .map(encodeURIComponent)
-    .join('/')}?expires=${expiresAt}&signature=${signature}`;
+  const storageUrl = `${state.baseUrl}/__sandbox/files/${a.storagePath.split('/').map(encodeURIComponent).join('/')}?expires=${expiresAt}&signature=${signature}`;
   const out: Attachment = { storageUrl, storagePath: a.storagePath, originalUrl: a.originalUrl, contentType: a.contentType, expiresAt };
   if (a.sizeBytes !== undefined) out.sizeBytes = a.sizeBytes;
   return out;
@@ -208,9 +222,7 @@ export function subjectOf(message: string): string {
 }
 
 /** A conversation with no events, feedback or retrieved articles yet; `fields` give the rest. */
-export function newConversation(
-  fields: Pick<Conversation, 'id' | 'createdAt' | 'source' | 'channel' | 'subjectPreview' | 'companyId' | 'botId'> & Partial<Conversation>,
-): Conversation {
+export function newConversation(fields: Pick<Conversation, 'id' | 'createdAt' | 'source' | 'channel' | 'subjectPreview' | 'companyId' | 'botId'> & Partial<Conversation>): Conversation {
   return {
     externalCreatedAt: null,
     status: null,

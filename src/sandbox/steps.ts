@@ -103,7 +103,10 @@ class TemplateError extends Error {}
 /** Reads `a.b[0].c` (or `a.b.0.c`) from a value; `.` is the value itself. */
 export function readPath(value: unknown, path: string): unknown {
   if (path === '.' || path === '') return value;
-  const parts = path.replace(/\[(\d+)\]/g, '.$1').split('.').filter((part) => part !== '');
+  const parts = path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((part) => part !== '');
   let current = value;
   for (const part of parts) {
     if (current === null || current === undefined) return undefined;
@@ -225,12 +228,9 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
   } catch (error) {
     return { success: false, status: null, response: null, data: {}, error: (error as Error).message };
   }
-  const maskedHeaders = step.headers === null ? null : Object.fromEntries(
-    Object.entries(step.headers).map(([key, entry]) => [key, entry.hide ? { hide: true, value: MASK } : { hide: false, value: headers[key] }]),
-  );
-  const maskedBody = payload === null ? null : Object.fromEntries(
-    Object.entries(payload).map(([key, value]) => [key, step.body![key].hide ? MASK : value]),
-  );
+  const maskedHeaders =
+    step.headers === null ? null : Object.fromEntries(Object.entries(step.headers).map(([key, entry]) => [key, entry.hide ? { hide: true, value: MASK } : { hide: false, value: headers[key] }]));
+  const maskedBody = payload === null ? null : Object.fromEntries(Object.entries(payload).map(([key, value]) => [key, step.body![key].hide ? MASK : value]));
   const request = { method: step.method, url, headers: maskedHeaders, body: maskedBody };
   let target: URL;
   try {
@@ -240,14 +240,22 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
   }
   if (!['http:', 'https:'].includes(target.protocol) || !isLoopbackUrl(target)) {
     return {
-      success: false, status: null, response: null, data: {}, request,
+      success: false,
+      status: null,
+      response: null,
+      data: {},
+      request,
       error: `the sandbox calls only loopback URLs (127.0.0.1, localhost, ::1); ${target.host || url} was not called`,
     };
   }
   if (isSandboxControl(target)) {
     return {
-      success: false, status: null, response: null, data: {}, request,
-      error: 'the sandbox\'s control routes answer only the sandbox\'s own controls, never a data step; only /__sandbox/mock/ may be called',
+      success: false,
+      status: null,
+      response: null,
+      data: {},
+      request,
+      error: "the sandbox's control routes answer only the sandbox's own controls, never a data step; only /__sandbox/mock/ may be called",
     };
   }
   const hasBody = payload !== null && step.method !== 'GET' && step.method !== 'DELETE';

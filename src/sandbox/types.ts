@@ -225,10 +225,30 @@ export interface NotesResource {
   iconLink: string | null;
   object: 'page' | 'database';
 }
-export interface HelpcenterArticleNode { externalId: string; title: string; originalUrl: string; type: 'article' }
-export interface HelpcenterSectionNode { externalId: string; title: string; type: 'section'; children: HelpcenterArticleNode[] }
-export interface HelpcenterCategoryNode { externalId: string; title: string; type: 'category'; children: HelpcenterSectionNode[] }
-export interface WikiSpace { key: string; title: string; originalUrl: string; pages: { externalId: string; title: string; originalUrl: string }[] }
+export interface HelpcenterArticleNode {
+  externalId: string;
+  title: string;
+  originalUrl: string;
+  type: 'article';
+}
+export interface HelpcenterSectionNode {
+  externalId: string;
+  title: string;
+  type: 'section';
+  children: HelpcenterArticleNode[];
+}
+export interface HelpcenterCategoryNode {
+  externalId: string;
+  title: string;
+  type: 'category';
+  children: HelpcenterSectionNode[];
+}
+export interface WikiSpace {
+  key: string;
+  title: string;
+  originalUrl: string;
+  pages: { externalId: string; title: string; originalUrl: string }[];
+}
 
 export interface ProviderCatalog {
   notes: NotesResource[];
@@ -400,8 +420,7 @@ export interface FixChange {
   createdAt: string;
 }
 
-export type FixIterationStatus =
-  | 'queued' | 'generating_changes' | 'replaying' | 'ready' | 'no_change' | 'failed' | 'published' | 'superseded';
+export type FixIterationStatus = 'queued' | 'generating_changes' | 'replaying' | 'ready' | 'no_change' | 'failed' | 'published' | 'superseded';
 
 export interface FixIteration {
   id: string;

@@ -100,12 +100,7 @@ export function oneOf<T extends string>(v: Violations, name: string, value: unkn
 const INT_RE = /^-?\d+$/;
 
 /** Integer query parameter: returns undefined when absent; records violations otherwise. */
-export function queryInt(
-  v: Violations,
-  name: string,
-  raw: string | null,
-  bounds: { min?: number; max?: number } = {},
-): number | undefined {
+export function queryInt(v: Violations, name: string, raw: string | null, bounds: { min?: number; max?: number } = {}): number | undefined {
   if (raw === null) return undefined;
   if (!INT_RE.test(raw.trim())) {
     v.add(`${name} must be an integer number`);
@@ -125,7 +120,10 @@ export function queryInt(
 export function queryList(query: URLSearchParams, name: string): string[] | undefined {
   const all = query.getAll(name);
   if (all.length === 0) return undefined;
-  return all.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return all
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds

@@ -13,8 +13,7 @@ const UNCHECKED_RETRY_AFTER_S = '5';
  * header is the only way: the workspace API has no OAuth, so this server publishes no OAuth metadata.
  */
 export const KEY_HELP =
-  'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' +
-  'client configurations with that header are in the README, section "Hosted HTTP")';
+  'send your workspace API key in the header "Authorization: Bearer svc_..." (this server does not use OAuth; ' + 'client configurations with that header are in the README, section "Hosted HTTP")';
 /** The same help in oauth mode, where signing in is the other way. */
 const OAUTH_KEY_HELP = 'sign in through OAuth (hosted connectors do it for you), or send a workspace API key as "Authorization: Bearer svc_..."';
 
@@ -27,7 +26,6 @@ export interface Credentials {
   /** Granted read-only access (an OAuth grant): the session lists and runs read tools only. */
   readOnly: boolean;
 }
-
 
 export interface CredentialRules {
   /** The port this server listens on: loopback Host and Origin values must name it. */

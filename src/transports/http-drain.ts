@@ -14,7 +14,10 @@ export async function drainHttpServer(ctx: HttpContext, httpServer: Server, reas
   const { runtime, config, sessions } = ctx;
   const { runningTasks, logger } = runtime;
   ctx.draining = true;
-  logger.info({ reason, inFlight: ctx.inFlight, tasks: runningTasks.size, sessions: sessions.size, drainMs: config.drainMs }, 'shutting down: not ready, no new sessions, finishing calls and tasks in flight');
+  logger.info(
+    { reason, inFlight: ctx.inFlight, tasks: runningTasks.size, sessions: sessions.size, drainMs: config.drainMs },
+    'shutting down: not ready, no new sessions, finishing calls and tasks in flight',
+  );
   sessions.stopSweeping();
   const deadline = Date.now() + config.drainMs;
   // Calls in flight are POSTs; the open-ended GET streams of sessions end when the sessions close.

@@ -170,7 +170,9 @@ function notFound(_ctx: HttpContext, _req: IncomingMessage, res: ServerResponse)
 
 function logReady({ config, logger, sandbox }: Runtime, url: string): void {
   if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecretGiven) {
-    logger.warn('SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.');
+    logger.warn(
+      'SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.',
+    );
   }
   logger.info(
     { transport: 'http', url, stateless: config.stateless, readOnly: config.readOnly, confirm: config.confirm, sandbox: Boolean(sandbox), serverKey: Boolean(config.apiKey) },

@@ -103,7 +103,7 @@ export class KeyVerifier {
   private why(error: unknown): string {
     if (error instanceof ConnectionError) return error.message;
     if (error instanceof NotJsonError || (error instanceof NotFoundError && error.routeNotFound)) {
-      return `${PROBE.method} ${PROBE.path} was answered ${error.status} ${error instanceof NotJsonError ? 'with a body that is not JSON' : 'without the API\'s error body'}: SVC_BASE_URL=${this.client.baseUrl} probably points at something other than the workspace API`;
+      return `${PROBE.method} ${PROBE.path} was answered ${error.status} ${error instanceof NotJsonError ? 'with a body that is not JSON' : "without the API's error body"}: SVC_BASE_URL=${this.client.baseUrl} probably points at something other than the workspace API`;
     }
     if (error instanceof ApiError && error.status !== undefined) return `the API answered ${PROBE.method} ${PROBE.path} with HTTP ${error.status}`;
     return error instanceof Error ? error.message : String(error);

@@ -124,11 +124,7 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private refuseOverLong(id: RequestId | null): void {
-    this.answerError(
-      id,
-      ErrorCode.InvalidRequest,
-      `Message over ${this.maxMessageBytes} bytes (SVC_MAX_MESSAGE_BYTES); it was discarded, only its id read`,
-    );
+    this.answerError(id, ErrorCode.InvalidRequest, `Message over ${this.maxMessageBytes} bytes (SVC_MAX_MESSAGE_BYTES); it was discarded, only its id read`);
   }
 
   private answerError(id: RequestId | null, code: number, message: string): void {

@@ -30,8 +30,14 @@ export async function buildView(name: ViewName): Promise<string> {
     // node_modules may be a link to another checkout; resolve within this one.
     preserveSymlinks: true,
   });
-  const script = result.outputFiles.filter((file) => file.path.endsWith('.js')).map((file) => file.text).join('\n');
-  const styles = result.outputFiles.filter((file) => file.path.endsWith('.css')).map((file) => file.text).join('\n');
+  const script = result.outputFiles
+    .filter((file) => file.path.endsWith('.js'))
+    .map((file) => file.text)
+    .join('\n');
+  const styles = result.outputFiles
+    .filter((file) => file.path.endsWith('.css'))
+    .map((file) => file.text)
+    .join('\n');
   if (/<\/script/i.test(script) || /<\/style/i.test(styles)) throw new Error(`view ${name}: the bundle contains a closing tag and cannot be inlined`);
   const html = page(VIEWS[name].title, script, styles);
   const bytes = Buffer.byteLength(html);

@@ -104,9 +104,7 @@ const KINDS: readonly Kind[] = ['minimal', 'svc-mcp'];
 async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<string, string>; upstream?: Sandbox } = {}): Promise<StdioServer> {
   const { url, keys } = options.upstream ?? sandbox;
   const env: Record<string, string> =
-    kind === 'svc-mcp'
-      ? { SVC_BASE_URL: url, SVC_API_KEY: keys.admin, SVC_RATE_LIMIT: UNLIMITED, ...options.env }
-      : { MINIMAL_BASE_URL: url, MINIMAL_API_KEY: keys.admin };
+    kind === 'svc-mcp' ? { SVC_BASE_URL: url, SVC_API_KEY: keys.admin, SVC_RATE_LIMIT: UNLIMITED, ...options.env } : { MINIMAL_BASE_URL: url, MINIMAL_API_KEY: keys.admin };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(options.probe ? PROBE : []), kind === 'svc-mcp' ? entry : MINIMAL],
@@ -192,7 +190,23 @@ if (wanted('stdio')) {
     const response = await pool.request({ method: 'GET', path: '/v2/hc-interactions/public?limit=20', headers: { authorization: `Bearer ${sandbox.keys.admin}`, accept: 'application/json' } });
     await response.body.text();
   };
-  const rows: Record<string, number[]> = { p50: [], p99: [], p50Floor: [], p99Floor: [], p50Direct: [], p50Ratio: [], p99Ratio: [], rssStart: [], rssStartFloor: [], rss2000: [], rss2000Floor: [], rssOver: [], rssGrowth: [], heapGrowth: [], rssGrowthFloor: [] };
+  const rows: Record<string, number[]> = {
+    p50: [],
+    p99: [],
+    p50Floor: [],
+    p99Floor: [],
+    p50Direct: [],
+    p50Ratio: [],
+    p99Ratio: [],
+    rssStart: [],
+    rssStartFloor: [],
+    rss2000: [],
+    rss2000Floor: [],
+    rssOver: [],
+    rssGrowth: [],
+    heapGrowth: [],
+    rssGrowthFloor: [],
+  };
   let lastSeries = '';
   for (let round = 0; round < ROUNDS; round++) {
     const servers = { 'svc-mcp': await startStdio('svc-mcp', { probe: true }), minimal: await startStdio('minimal', { probe: true }) };
@@ -306,7 +320,11 @@ if (wanted('http')) {
   const perSecond = (round: LoadRound) => round.calls / round.seconds;
   const cpuPerCall = (round: LoadRound) => (1000 * round.cpuSeconds) / round.calls;
   const at = (round: LoadRound, p: number) => percentile(round.latencies, p);
-  const per = (measure: (round: LoadRound) => number) => ({ svc: rounds['svc-mcp'].map(measure), floor: rounds.minimal.map(measure), ratio: rounds['svc-mcp'].map((round, index) => measure(round) / measure(rounds.minimal[index])) });
+  const per = (measure: (round: LoadRound) => number) => ({
+    svc: rounds['svc-mcp'].map(measure),
+    floor: rounds.minimal.map(measure),
+    ratio: rounds['svc-mcp'].map((round, index) => measure(round) / measure(rounds.minimal[index])),
+  });
   const rate = per(perSecond);
   const cpu = per(cpuPerCall);
   const p50 = per((round) => at(round, 50));
@@ -345,7 +363,10 @@ if (wanted('strict')) {
     await strict.client.listTools();
     sandbox.clearRequests();
     await Promise.all(Array.from({ length: burst }, () => strict.client.callTool({ name: 'list_agents', arguments: {} })));
-    const upstream = sandbox.requests.filter((request) => request.path.startsWith('/v2')).map((request) => request.at).sort((a, b) => a - b);
+    const upstream = sandbox.requests
+      .filter((request) => request.path.startsWith('/v2'))
+      .map((request) => request.at)
+      .sort((a, b) => a - b);
     rejected.push(sandbox.requests.filter((request) => request.status === 429).length);
     // Past the first burst (which the budget allows at once), starts per second against the budget's rate.
     const sustained = (upstream.length - STRICT.limit) / ((upstream.at(-1)! - upstream[0]) / 1000);

@@ -22,18 +22,14 @@ const pool = new Pool(base.origin);
 
 function newServer(): McpServer {
   const server = new McpServer({ name: 'minimal', version: '1.0.0' });
-  server.registerTool(
-    'list_conversations',
-    { description: 'Lists conversations.', inputSchema: { limit: z.number().int().min(1).max(100).optional() } },
-    async ({ limit }) => {
-      const response = await pool.request({
-        method: 'GET',
-        path: `/v2/hc-interactions/public${limit ? `?limit=${limit}` : ''}`,
-        headers: { authorization: `Bearer ${process.env.MINIMAL_API_KEY}`, accept: 'application/json' },
-      });
-      return { content: [{ type: 'text', text: await response.body.text() }] };
-    },
-  );
+  server.registerTool('list_conversations', { description: 'Lists conversations.', inputSchema: { limit: z.number().int().min(1).max(100).optional() } }, async ({ limit }) => {
+    const response = await pool.request({
+      method: 'GET',
+      path: `/v2/hc-interactions/public${limit ? `?limit=${limit}` : ''}`,
+      headers: { authorization: `Bearer ${process.env.MINIMAL_API_KEY}`, accept: 'application/json' },
+    });
+    return { content: [{ type: 'text', text: await response.body.text() }] };
+  });
   return server;
 }
 

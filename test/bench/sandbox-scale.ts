@@ -58,7 +58,7 @@ async function measure(n: number): Promise<Figures> {
     oldest: { since: now - 365 * DAY, until: now - 275 * DAY },
     // filters the indices cannot serve: every conversation of the window is looked at
     'csat=0': { ...newest, csat: 0 },
-    'question': { ...newest, question: 'nothing like this' },
+    question: { ...newest, question: 'nothing like this' },
   };
   const pages: Figures['pages'] = [];
   const get = async (path: string, query: Record<string, string | number> = {}) => {
@@ -89,16 +89,26 @@ async function measure(n: number): Promise<Figures> {
     if (pass < Object.keys(windows).length) continue;
     const round = (value: number) => Math.round(value * 100) / 100;
     pages.push({
-      window: name, count: http.length, items: Math.round(items / http.length),
-      httpP50: round(percentile(http, 50)), httpP99: round(percentile(http, 99)),
-      storeP50: round(percentile(direct, 50)), storeP99: round(percentile(direct, 99)),
+      window: name,
+      count: http.length,
+      items: Math.round(items / http.length),
+      httpP50: round(percentile(http, 50)),
+      httpP99: round(percentile(http, 99)),
+      storeP50: round(percentile(direct, 50)),
+      storeP99: round(percentile(direct, 99)),
     });
   }
   const running = memory();
   await sandbox.close();
   return {
-    n, startMs: Math.round(startMs), floorP50: Math.round(percentile(floor, 50) * 100) / 100, heapMB: round1(afterStart.heap), rssMB: round1(afterStart.rss), pages,
-    runningHeapMB: round1(running.heap), runningRssMB: round1(running.rss),
+    n,
+    startMs: Math.round(startMs),
+    floorP50: Math.round(percentile(floor, 50) * 100) / 100,
+    heapMB: round1(afterStart.heap),
+    rssMB: round1(afterStart.rss),
+    pages,
+    runningHeapMB: round1(running.heap),
+    runningRssMB: round1(running.rss),
   };
 }
 const round1 = (value: number) => Math.round(value * 10) / 10;
@@ -127,7 +137,9 @@ if (process.argv[2] === '--child') {
   console.log('N         window    pages  items/page  HTTP round trip   floor   store only');
   for (const r of results) {
     for (const p of r.pages) {
-      console.log(`${String(r.n).padEnd(9)} ${p.window.padEnd(8)}  ${String(p.count).padStart(5)}  ${String(p.items).padStart(10)}  ${`${p.httpP50} / ${p.httpP99}`.padEnd(16)}  ${String(r.floorP50).padEnd(6)}  ${p.storeP50} / ${p.storeP99}`);
+      console.log(
+        `${String(r.n).padEnd(9)} ${p.window.padEnd(8)}  ${String(p.count).padStart(5)}  ${String(p.items).padStart(10)}  ${`${p.httpP50} / ${p.httpP99}`.padEnd(16)}  ${String(r.floorP50).padEnd(6)}  ${p.storeP50} / ${p.storeP99}`,
+      );
     }
   }
 }

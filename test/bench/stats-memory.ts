@@ -32,8 +32,24 @@ async function measure(count: number): Promise<void> {
     const id = `f${String(n).padStart(7, '0')}-0000-4000-8000-000000000000`;
     const at = now - 1000 - Math.floor((n / count) * 364 * DAY);
     const question = newEvent(id, `${id}-q`, at, 'user', 'message', `Question number ${n} about an order`);
-    const answer = { ...newEvent(id, `${id}-a`, at + 1000, 'svcbot', 'message', `Answer number ${n}`), approved: n % 3 === 0 ? false : n % 3 === 1 ? true : null, csatRating: n % 7 < 6 ? n % 6 : null };
-    ws.conversations.set(id, newConversation({ id, createdAt: at, source: n % 2 ? 'api' : 'widget', channel: n % 5 ? 'chat' : 'email', subjectPreview: null, companyId: ws.id, botId: agents[n % agents.length], events: [question, answer] }));
+    const answer = {
+      ...newEvent(id, `${id}-a`, at + 1000, 'svcbot', 'message', `Answer number ${n}`),
+      approved: n % 3 === 0 ? false : n % 3 === 1 ? true : null,
+      csatRating: n % 7 < 6 ? n % 6 : null,
+    };
+    ws.conversations.set(
+      id,
+      newConversation({
+        id,
+        createdAt: at,
+        source: n % 2 ? 'api' : 'widget',
+        channel: n % 5 ? 'chat' : 'email',
+        subjectPreview: null,
+        companyId: ws.id,
+        botId: agents[n % agents.length],
+        events: [question, answer],
+      }),
+    );
   }
 
   const exportDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-memory-'));
@@ -76,7 +92,9 @@ async function measure(count: number): Promise<void> {
     const peak = Math.max(...(await Promise.all(samples)));
     const data = result.structuredContent as { count: number; requests: number };
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-    console.log(`${name} over 365 days, ${count} conversations: counted ${data.count} in ${data.requests} requests; heap before ${mb(before)}, at most ${mb(peak - before)} above it during the call (${samples.length} readings)`);
+    console.log(
+      `${name} over 365 days, ${count} conversations: counted ${data.count} in ${data.requests} requests; heap before ${mb(before)}, at most ${mb(peak - before)} above it during the call (${samples.length} readings)`,
+    );
   };
   // Code that runs once per process (imports, compiled schemas) is not what is measured.
   await client.callTool({ name: 'conversation_stats', arguments: { since: '1d' } });

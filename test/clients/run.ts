@@ -94,7 +94,10 @@ async function folderNames(sandbox: Sandbox): Promise<string[]> {
 }
 
 function failedText(result: CallToolResult): string {
-  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n').slice(0, 400);
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n')
+    .slice(0, 400);
 }
 
 /** The same journey for every client: discovery, a read, a write preview, then the confirmed write. */
@@ -274,7 +277,11 @@ async function conformance(): Promise<void> {
     for (const scenario of scenarios) {
       const out = path.join(work, 'conformance', scenario);
       const ran = await exec(process.execPath, [CONFORMANCE_CLI, 'server', '--url', target.url, '--scenario', scenario, '-o', out], { cwd: work });
-      const checksFile = existsSync(out) ? readdirSync(out).map((folder) => path.join(out, folder, 'checks.json')).find((file) => existsSync(file)) : undefined;
+      const checksFile = existsSync(out)
+        ? readdirSync(out)
+            .map((folder) => path.join(out, folder, 'checks.json'))
+            .find((file) => existsSync(file))
+        : undefined;
       const checks = checksFile ? (JSON.parse(readFileSync(checksFile, 'utf8')) as Array<{ id: string; status: string; errorMessage?: string }>) : [];
       const failed = checks.filter((item) => item.status === 'FAILURE');
       const ok = checksFile !== undefined && failed.length === 0;

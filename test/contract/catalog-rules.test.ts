@@ -11,9 +11,7 @@ import { catalog } from '../../tools/index.js';
 
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
 /** Tools whose request payload is "not shown", with the fields the spec names for them: their routes say so. */
-const NOT_SHOWN: Record<string, readonly string[]> = Object.fromEntries(
-  [...tools.values()].flatMap((tool) => (tool.route?.payloadNotShown ? [[tool.name, tool.route.payloadNotShown]] : [])),
-);
+const NOT_SHOWN: Record<string, readonly string[]> = Object.fromEntries([...tools.values()].flatMap((tool) => (tool.route?.payloadNotShown ? [[tool.name, tool.route.payloadNotShown]] : [])));
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
 
 describe('tools whose payload the spec does not show', () => {
@@ -27,7 +25,10 @@ describe('tools whose payload the spec does not show', () => {
       const route = tool.route!;
       const allowed = [...pathParams(route.path), ...named];
       const required = jsonSchemaOf(tool.input, 'input').required ?? [];
-      expect(required.filter((field) => !allowed.includes(field)), name).toEqual([]);
+      expect(
+        required.filter((field) => !allowed.includes(field)),
+        name,
+      ).toEqual([]);
       if (route.method === 'GET' || route.method === 'DELETE') return; // no body to pass anything through
       const minimal = Object.fromEntries(required.map((field) => [field, field === 'alwaysGet' ? true : 'x']));
       const parsed = validateInput(tool, { ...minimal, customerField: { any: ['json'] } }, {});

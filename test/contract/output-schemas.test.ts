@@ -13,7 +13,10 @@ import { catalog } from '../../tools/index.js';
 const OUTPUT_BUDGET_TOKENS = 3_000;
 
 /** The tools whose result the spec documents: those that declare an output schema. */
-const DOCUMENTED_RESULTS = catalog.flatMap((group) => group.tools).filter((tool) => tool.output).map((tool) => tool.name);
+const DOCUMENTED_RESULTS = catalog
+  .flatMap((group) => group.tools)
+  .filter((tool) => tool.output)
+  .map((tool) => tool.name);
 
 const { sandbox, server, call } = useServer({
   sandbox: { rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } },
@@ -31,7 +34,7 @@ const tokens = (schema: unknown) => JSON.stringify(schema).length / 4;
 /** Levels of `properties` below the top object; array items do not add a level. */
 function depth(schema: Record<string, any>): number {
   const below = (node: Record<string, any>): number => {
-    const target = node.type === 'array' || (Array.isArray(node.type) && node.items) ? node.items ?? {} : node;
+    const target = node.type === 'array' || (Array.isArray(node.type) && node.items) ? (node.items ?? {}) : node;
     const properties = Object.values((target.properties ?? {}) as Record<string, Record<string, any>>);
     return properties.length ? 1 + Math.max(0, ...properties.map(below)) : 0;
   };
@@ -42,13 +45,22 @@ describe('declared output schemas', () => {
   it(`stay within ${OUTPUT_BUDGET_TOKENS} tokens in total (bytes / 4 of tools/list)`, () => {
     const sizes = listed.filter((tool) => tool.outputSchema).map((tool) => [tool.name, Math.round(tokens(tool.outputSchema))] as const);
     const total = Math.round(sizes.reduce((sum, [, size]) => sum + size, 0));
-    const largest = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, size]) => `${name} ${size}`).join(', ');
+    const largest = [...sizes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([name, size]) => `${name} ${size}`)
+      .join(', ');
     console.log(`output schemas: ${total} tokens over ${sizes.length} tools; largest: ${largest}`);
     expect(total, `output schemas total ${total} tokens; largest: ${largest}`).toBeLessThanOrEqual(OUTPUT_BUDGET_TOKENS);
   });
 
   it('are declared by exactly the tools with a documented result, at most two levels deep, with required fields', () => {
-    expect(listed.filter((tool) => tool.outputSchema).map((tool) => tool.name).sort()).toEqual([...DOCUMENTED_RESULTS].sort());
+    expect(
+      listed
+        .filter((tool) => tool.outputSchema)
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual([...DOCUMENTED_RESULTS].sort());
     for (const tool of listed.filter((entry) => entry.outputSchema)) {
       expect(depth(tool.outputSchema as Record<string, any>), tool.name).toBeLessThanOrEqual(2);
       expect(tool.outputSchema!.required?.length, tool.name).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ const FORBIDDEN = { statusCode: 403, message: 'API key does not have the require
 const sb = useSandbox(() => start({ testRunTimings: { runMs: 60_000 } }));
 
 describe("another workspace's data", () => {
-  it('gets the spec\'s one fixed 403 message for sources, replays, rules, refine sessions, tag groups and test sets', async () => {
+  it("gets the spec's one fixed 403 message for sources, replays, rules, refine sessions, tag groups and test sets", async () => {
     const seed = sb.seed;
     const routes: Array<[string, string, unknown?]> = [
       ['GET', `/v2/documents/public/${seed.sources.webCompleted}`],

@@ -82,7 +82,7 @@ describe('what the spec states', () => {
     expect(apiRequests(sandbox).map((request) => (request.body as { source: string }).source)).toEqual(['drive']);
   });
 
-  it('says that csat is the sandbox\'s guess and that whether publish needs a body is not shown', () => {
+  it("says that csat is the sandbox's guess and that whether publish needs a body is not shown", () => {
     expect(tools.get('list_conversations')!.inputSchema.properties!.csat).toMatchObject({ description: expect.stringMatching(/not shown.*sandbox's guess/) });
     expect(tools.get('publish_article_draft')!.description).toContain('whether a body is required is not shown');
   });

@@ -31,37 +31,53 @@ export async function attributeStory(demo: DemoSession): Promise<void> {
   demo.say(`the store API lives at ${storeApi}`);
 
   demo.step('1. Create the attribute (alwaysGet: fetched at the start of every conversation)');
-  const created = await demo.call<{ id: string }>('create_action', {
-    name: 'Latest order status',
-    alwaysGet: true,
-    description: 'Status of the order the customer is asking about, so the agent can answer "where is my order?" directly.',
-  }, 6);
+  const created = await demo.call<{ id: string }>(
+    'create_action',
+    {
+      name: 'Latest order status',
+      alwaysGet: true,
+      description: 'Status of the order the customer is asking about, so the agent can answer "where is my order?" directly.',
+    },
+    6,
+  );
 
   demo.step('2. Declare its input: the order id from the conversation metadata');
-  await demo.call('update_action', {
-    toolId: created.id,
-    inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }],
-  }, 4);
+  await demo.call(
+    'update_action',
+    {
+      toolId: created.id,
+      inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }],
+    },
+    4,
+  );
 
   demo.step('3. Add the data step: GET the order, with the store token stored as a secret');
-  const step = await demo.call<{ id: string }>('add_data_step', {
-    toolId: created.id,
-    stepNumber: 1,
-    name: 'Get order',
-    method: 'GET',
-    url: `${storeApi}/orders/\${orderId}`,
-    headers: { Accept: 'application/json', Authorization: { hide: true, value: 'Bearer nw_live_4b1d9e0c7a2f' } },
-    responseMapping: { status: 'status', eta: { path: 'estimatedDelivery', dataType: 'date' } },
-  }, 12);
+  const step = await demo.call<{ id: string }>(
+    'add_data_step',
+    {
+      toolId: created.id,
+      stepNumber: 1,
+      name: 'Get order',
+      method: 'GET',
+      url: `${storeApi}/orders/\${orderId}`,
+      headers: { Accept: 'application/json', Authorization: { hide: true, value: 'Bearer nw_live_4b1d9e0c7a2f' } },
+      responseMapping: { status: 'status', eta: { path: 'estimatedDelivery', dataType: 'date' } },
+    },
+    12,
+  );
 
   demo.step('4. Map the outputs to the step: paths are "<stepId>.<key>"');
-  await demo.call('update_action', {
-    toolId: created.id,
-    outputSchema: [
-      { name: 'orderStatus', type: 'string', path: `${step.id}.status`, sendToLlm: true, source: 'apiResponse' },
-      { name: 'estimatedDelivery', type: 'date', path: `${step.id}.eta`, sendToLlm: true, source: 'apiResponse' },
-    ],
-  }, 4);
+  await demo.call(
+    'update_action',
+    {
+      toolId: created.id,
+      outputSchema: [
+        { name: 'orderStatus', type: 'string', path: `${step.id}.status`, sendToLlm: true, source: 'apiResponse' },
+        { name: 'estimatedDelivery', type: 'date', path: `${step.id}.eta`, sendToLlm: true, source: 'apiResponse' },
+      ],
+    },
+    4,
+  );
 
   demo.step('5. Assign it to the chat agent (attributes run only for assigned agents)');
   await demo.call('assign_action_to_agents', { toolId: created.id, botIds: [SEED.bots.storeAssistant], channels: ['chat'] }, 6);

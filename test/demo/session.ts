@@ -97,7 +97,10 @@ export class DemoSession {
 
   private show(mark: string, text: string, maxLines: number): void {
     const lines = text.split('\n');
-    const shown = lines.slice(0, maxLines).map((line) => `   ${line}`).join('\n');
+    const shown = lines
+      .slice(0, maxLines)
+      .map((line) => `   ${line}`)
+      .join('\n');
     console.log(`${mark} ${shown.trimStart()}${lines.length > maxLines ? dim(`\n   … ${lines.length - maxLines} more lines`) : ''}`);
   }
 

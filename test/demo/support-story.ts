@@ -19,7 +19,7 @@ export async function supportStory(demo: DemoSession): Promise<void> {
   demo.step('The prompt a client offers for this job');
   await demo.prompt('triage_negative_answers', { since: '30d' }, 6);
 
-  demo.step('Last month\'s thumbs-down conversations, each naming its agent');
+  demo.step("Last month's thumbs-down conversations, each naming its agent");
   const negative = await demo.call<{ interactions: Conversation[] }>('export_conversations', { since: '30d', feedback: 'negative' }, 6);
   const first = negative.interactions[0];
   if (first) {
@@ -43,6 +43,6 @@ export async function supportStory(demo: DemoSession): Promise<void> {
   demo.step('Record a thumbs-up on that answer');
   await demo.call('give_feedback', { interactionId: reply.interactionId, eventId: reply.id, approved: true }, 4);
 
-  demo.step('Export 120 days (longer than the API\'s 90-day window): progress by agent and window');
+  demo.step("Export 120 days (longer than the API's 90-day window): progress by agent and window");
   await demo.call('export_conversations', { since: '120d', maxConversations: 1000 }, 8);
 }

@@ -12,11 +12,7 @@ interface Preview {
  */
 export async function tokenStory(demo: DemoSession): Promise<void> {
   demo.step('A client that cannot ask its user: the first call only previews');
-  const { interactions } = await demo.call<{ interactions: Array<{ id: string; events?: Array<{ id: string; role: string }> }> }>(
-    'list_conversations',
-    { since: '7d', limit: 1 },
-    3,
-  );
+  const { interactions } = await demo.call<{ interactions: Array<{ id: string; events?: Array<{ id: string; role: string }> }> }>('list_conversations', { since: '7d', limit: 1 }, 3);
   const conversation = interactions[0];
   const answer = conversation?.events?.find((event) => event.role === 'svcbot');
   if (!conversation || !answer) throw new Error('no recent agent answer to rate');
@@ -27,7 +23,7 @@ export async function tokenStory(demo: DemoSession): Promise<void> {
   demo.step('"confirm": true alone is not enough: still a preview, nothing sent');
   await demo.call<Preview>('give_feedback', { ...args, confirm: true }, 3);
 
-  demo.step('The user agreed: the same call with the preview\'s token sends it');
+  demo.step("The user agreed: the same call with the preview's token sends it");
   await demo.call('give_feedback', { ...args, confirm: preview.confirmToken }, 4);
 
   demo.step('The token was spent: using it again is refused, sends nothing and brings no new token');

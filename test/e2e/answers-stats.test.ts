@@ -104,7 +104,18 @@ function expectedCrossed(names: string[], conversations: Conversation[]) {
 type Group = Record<string, any> & { id: string };
 const byId = (groups: Group[]) => Object.fromEntries(groups.map((group) => [group.id, group]));
 const keyOfCrossed = (group: Record<string, any>, names: string[]) =>
-  JSON.stringify(Object.fromEntries(names.flatMap((dimension) => (dimension === 'agent' ? [['botId', group.botId], ['agent', group.agent]] : [[dimension, group[dimension]]]))));
+  JSON.stringify(
+    Object.fromEntries(
+      names.flatMap((dimension) =>
+        dimension === 'agent'
+          ? [
+              ['botId', group.botId],
+              ['agent', group.agent],
+            ]
+          : [[dimension, group[dimension]]],
+      ),
+    ),
+  );
 
 /** The requests the scan may spend at the least: one agent listing, then for each agent and slice one page per 100 conversations (an empty slice still costs one). */
 function floorOf(pages: Array<{ botId: string; since: number; until: number }>): number {
@@ -129,9 +140,13 @@ describe('conversation_stats and attribution', () => {
     const until = Date.now();
     const since = until - 200 * DAY;
     const progress: string[] = [];
-    const result = await call('conversation_stats', { since, until, groupBy: 'agent' }, {
-      onprogress: (update) => progress.push(update.message ?? ''),
-    });
+    const result = await call(
+      'conversation_stats',
+      { since, until, groupBy: 'agent' },
+      {
+        onprogress: (update) => progress.push(update.message ?? ''),
+      },
+    );
     const data = structured(result);
     const listed = listedIn(since, until);
     expect(data.complete).toBe(true);
@@ -163,7 +178,7 @@ describe('conversation_stats and attribution', () => {
     expect(text.match(/- negativeRate: /g)).toHaveLength(1);
   });
 
-  it('crosses two dimensions, with each one\'s own groups beside the pairs', async () => {
+  it("crosses two dimensions, with each one's own groups beside the pairs", async () => {
     const until = Date.now();
     const since = until - 200 * DAY;
     const data = structured(await call('conversation_stats', { since, until, groupBy: ['agent', 'week'] }));
@@ -253,7 +268,12 @@ describe('conversation_stats and attribution', () => {
         const matching = (dimension: string) => listed.filter((conversation) => dimensions[dimension](conversation)[0] === (dimension === 'agent' ? entry.botId : entry[dimension]));
         const members = entry.whole ? listed : matching(keys[0]);
         for (const dimension of keys) {
-          expect(matching(dimension).map((conversation) => conversation.id).sort(), `${days}d ${dimension}`).toEqual(members.map((conversation) => conversation.id).sort());
+          expect(
+            matching(dimension)
+              .map((conversation) => conversation.id)
+              .sort(),
+            `${days}d ${dimension}`,
+          ).toEqual(members.map((conversation) => conversation.id).sort());
           named.set(dimension, (named.get(dimension) ?? 0) + 1);
         }
         const { botId: _botId, agent: _agent, source: _source, channel: _channel, whole: _whole, ...counts } = entry;
@@ -288,7 +308,10 @@ describe('conversation_stats and attribution', () => {
   });
 
   it('refuses more than two dimensions, or one twice, naming the rule', async () => {
-    for (const groupBy of [['agent', 'source', 'channel'], ['week', 'week']]) {
+    for (const groupBy of [
+      ['agent', 'source', 'channel'],
+      ['week', 'week'],
+    ]) {
       const refused = await call('conversation_stats', { groupBy });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/groupBy: (takes one dimension, or two to cross|must name two different dimensions to cross)/);

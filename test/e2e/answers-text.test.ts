@@ -90,7 +90,7 @@ describe('inputs and errors as the spec documents them', () => {
     ['get_replay', { replayId: 'not-a-uuid' }, 'replayId must be a UUID'],
     ['list_rule_versions', { ruleId: 'not-a-uuid' }, 'ruleId is not a UUID'],
     ['get_rule_version', { ruleId: 'not-a-uuid', versionId: 'v1' }, 'ruleId is not a UUID'],
-  ])('%s with an id that is not a UUID gets the API\'s 400', async (name, args, hint) => {
+  ])("%s with an id that is not a UUID gets the API's 400", async (name, args, hint) => {
     const result = await direct.call(name, args);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain(hint);

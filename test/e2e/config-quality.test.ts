@@ -43,9 +43,21 @@ async function startRefine(n: number, outcome: string, stepMs = STEP_MS) {
 }
 
 const NAMES = [
-  'list_actions', 'create_action', 'update_action', 'add_data_step', 'assign_action_to_agents', 'test_action', 'test_data_step',
-  'list_rule_versions', 'get_rule_version', 'get_replay', 'get_refine_session', 'wait_for_refine_session',
-  'add_cases_to_criteria_group', 'start_test_set_run', 'create_tag',
+  'list_actions',
+  'create_action',
+  'update_action',
+  'add_data_step',
+  'assign_action_to_agents',
+  'test_action',
+  'test_data_step',
+  'list_rule_versions',
+  'get_rule_version',
+  'get_replay',
+  'get_refine_session',
+  'wait_for_refine_session',
+  'add_cases_to_criteria_group',
+  'start_test_set_run',
+  'create_tag',
 ];
 
 describe('tools/list', () => {
@@ -68,10 +80,17 @@ describe('tools/list', () => {
     }
     const withOutput = NAMES.filter((name) => byName.get(name)!.outputSchema);
     expect(withOutput.sort()).toEqual([
-      'add_cases_to_criteria_group', 'create_tag', 'get_refine_session', 'get_replay', 'get_rule_version', 'list_actions', 'list_rule_versions', 'start_test_set_run',
+      'add_cases_to_criteria_group',
+      'create_tag',
+      'get_refine_session',
+      'get_replay',
+      'get_rule_version',
+      'list_actions',
+      'list_rule_versions',
+      'start_test_set_run',
     ]);
     expect(byName.get('wait_for_refine_session')!.execution).toEqual({ taskSupport: 'optional' });
-    for (const name of NAMES) expect((byName.get(name)!.description ?? "").length, name).toBeLessThanOrEqual(300);
+    for (const name of NAMES) expect((byName.get(name)!.description ?? '').length, name).toBeLessThanOrEqual(300);
   });
 });
 
@@ -81,7 +100,9 @@ describe('each tool reaches its route', () => {
     const toolId = created.id as string;
     structured(await call('update_action', { toolId, inputSchema: [{ name: 'orderId', type: 'string', required: true, source: 'metadata', path: 'order_id' }] }));
     const url = `${sandbox.url}/__sandbox/mock/orders/\${orderId}`;
-    const step = structured(await call('add_data_step', { toolId, stepNumber: 1, name: 'Get order', url, method: 'GET', headers: { Accept: 'application/json' }, responseMapping: { status: 'status', all: '.' } }));
+    const step = structured(
+      await call('add_data_step', { toolId, stepNumber: 1, name: 'Get order', url, method: 'GET', headers: { Accept: 'application/json' }, responseMapping: { status: 'status', all: '.' } }),
+    );
     structured(await call('update_action', { toolId, outputSchema: [{ name: 'orderStatus', type: 'string', path: `${step.id}.status`, sendToLlm: true, source: 'apiResponse' }] }));
     structured(await call('assign_action_to_agents', { toolId, botIds: sandbox.seed.bots.storeAssistant, channels: ['chat'] }));
     const run = structured(await call('test_action', { toolId, inputs: { orderId: 'NW-1001' } }));
@@ -118,7 +139,9 @@ describe('each tool reaches its route', () => {
     const versions = structured(await call('list_rule_versions', { ruleId: rule }));
     expect(versions).toMatchObject({ ruleId: rule, activeVersionId: 'v2' });
     expect(versions.versions.map((v: { versionId: string; status: string; active?: boolean }) => [v.versionId, v.status, v.active])).toEqual([
-      ['v3', 'DRAFT', false], ['v2', 'PUBLISHED', true], ['v1', 'HISTORICAL', false],
+      ['v3', 'DRAFT', false],
+      ['v2', 'PUBLISHED', true],
+      ['v1', 'HISTORICAL', false],
     ]);
     const one = structured(await call('get_rule_version', { ruleId: rule, versionId: 'v2' }));
     expect(one.versions[0].item.flowConfig).toMatchObject({ type: 'message' });
@@ -163,7 +186,11 @@ describe('documented rules are refused before sending', () => {
     const uuid = seedId('testCase', 'a', 1);
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['create_action', { name: 'x', alwaysGet: 'maybe' }, 'alwaysGet'],
-      ['update_action', { toolId: 't', outputSchema: [{ name: 'status', type: 'string', path: 'status', source: 'apiResponse' }] }, 'outputSchema[0].path: must name the data step as "<stepId>.status"'],
+      [
+        'update_action',
+        { toolId: 't', outputSchema: [{ name: 'status', type: 'string', path: 'status', source: 'apiResponse' }] },
+        'outputSchema[0].path: must name the data step as "<stepId>.status"',
+      ],
       ['update_action', { toolId: 't', outputSchema: [{ name: 'status', type: 'string', source: 'apiResponse' }] }, 'outputSchema[0].path: is required with source apiResponse'],
       ['update_action', { toolId: 't', inputSchema: [{ name: 'a', type: 'uuid' }] }, 'inputSchema[0].type: must be one of'],
       ['update_action', { toolId: 't', inputSchema: [{ name: 'a', type: 'string', source: 'cookie' }] }, 'inputSchema[0].source: must be one of'],
@@ -181,7 +208,11 @@ describe('documented rules are refused before sending', () => {
       ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [uuid, 'nope'] }, 'caseIds[1]: must be a UUID'],
       ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: [uuid, seedId('testCase', 'a', 2), uuid] }, 'caseIds[2]: duplicates caseIds[0]'],
       ['add_cases_to_criteria_group', { criteriaGroupId: 'group', caseIds: [uuid] }, 'criteriaGroupId: must be a UUID'],
-      ['add_cases_to_criteria_group', { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: Array.from({ length: 201 }, (_, i) => seedId('testCase', 'a', i + 1)) }, 'caseIds: must list at most 200'],
+      [
+        'add_cases_to_criteria_group',
+        { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds: Array.from({ length: 201 }, (_, i) => seedId('testCase', 'a', i + 1)) },
+        'caseIds: must list at most 200',
+      ],
       ['start_test_set_run', { testSetId: 's', ruleExecutionMode: 'reuse', promptVersionId: 'p' }, 'promptVersionId: is only valid with ruleExecutionMode simulate or execute'],
       ['start_test_set_run', { testSetId: 's', ruleExecutionMode: 'replay' }, 'ruleExecutionMode: must be one of'],
       ['create_tag', { tagGroupId: 'g', tagName: '   ' }, 'tagName: must not be empty'],
@@ -221,8 +252,10 @@ describe('secrets and templates', () => {
     expect(apiRequests(sandbox)[1].body).toEqual({ id: sandbox.seed.dataSteps.orderStatusLookup, headers: { Authorization: masked, Accept: 'application/json' }, inputs: { orderId: '31' } });
 
     const echoed = await call('test_data_step', {
-      url: `${sandbox.url}/__sandbox/mock/echo`, method: 'POST',
-      headers: { Authorization: `Bearer ${SECRET_PLAIN}` }, body: { token: { hide: true, value: SECRET_WRAPPED }, copy: `x-${SECRET_PLAIN}` },
+      url: `${sandbox.url}/__sandbox/mock/echo`,
+      method: 'POST',
+      headers: { Authorization: `Bearer ${SECRET_PLAIN}` },
+      body: { token: { hide: true, value: SECRET_WRAPPED }, copy: `x-${SECRET_PLAIN}` },
     });
     expect(echoed.isError).toBeFalsy();
     // the mock echoes the body back: the tool masks what the user passed in
@@ -238,9 +271,7 @@ describe('secrets and templates', () => {
   });
 
   it('add_data_step: masks a secret the API quotes back in an error message', async () => {
-    sandbox.injectFaults([
-      { path: '/v2/api-function-configs/public', status: 400, body: { statusCode: 400, message: [`header X-Api-Key "${SECRET_PLAIN}" is not allowed`], error: 'Bad Request' } },
-    ]);
+    sandbox.injectFaults([{ path: '/v2/api-function-configs/public', status: 400, body: { statusCode: 400, message: [`header X-Api-Key "${SECRET_PLAIN}" is not allowed`], error: 'Bad Request' } }]);
     const refused = await call('add_data_step', { toolId: sandbox.seed.tools.orderStatus, url: 'http://127.0.0.1:1/x', headers: { 'X-Api-Key': SECRET_PLAIN } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('header X-Api-Key "********" is not allowed');
@@ -276,10 +307,16 @@ describe('errors explained', () => {
   });
 
   it('list_actions: classifies records without alwaysGet as unknown under every filter', async () => {
-    const body = [{ id: 'a1', name: 'Legacy', fields: [] }, { id: 'a2', name: 'Attr', alwaysGet: true, fields: [] }];
+    const body = [
+      { id: 'a1', name: 'Legacy', fields: [] },
+      { id: 'a2', name: 'Attr', alwaysGet: true, fields: [] },
+    ];
     sandbox.injectFaults([{ path: '/v2/hc-tools/public', method: 'GET', status: 200, body, times: 2 }]);
     const attributes = structured(await call('list_actions', { kind: 'attributes' }));
-    expect(attributes.actions.map((item: { id: string; kind: string }) => [item.id, item.kind])).toEqual([['a1', 'unknown'], ['a2', 'attribute']]);
+    expect(attributes.actions.map((item: { id: string; kind: string }) => [item.id, item.kind])).toEqual([
+      ['a1', 'unknown'],
+      ['a2', 'attribute'],
+    ]);
     expect(attributes.note).toContain('without alwaysGet');
     const actions = structured(await call('list_actions', { kind: 'actions' }));
     expect(actions.actions.map((item: { id: string }) => item.id)).toEqual(['a1']);
@@ -293,9 +330,13 @@ describe('wait_for_refine_session', () => {
     const runs = await Promise.all(
       Object.entries(outcomes).map(async ([outcome, n]) => {
         const progress: Array<{ progress: number; message?: string }> = [];
-        const result = await call('wait_for_refine_session', { interactionId: conv(n), eventId: botEvent(n) }, {
-          onprogress: (update) => progress.push(update),
-        });
+        const result = await call(
+          'wait_for_refine_session',
+          { interactionId: conv(n), eventId: botEvent(n) },
+          {
+            onprogress: (update) => progress.push(update),
+          },
+        );
         return { outcome, result, progress };
       }),
     );
@@ -365,7 +406,8 @@ describe('confirmation under SVC_CONFIRM=destructive', () => {
     expect(textOf(preview)).toContain(`POST /v2/test-sets/${sandbox.seed.testSet}/runs/public`);
     expect(textOf(preview)).toContain('"ruleExecutionMode": "execute"');
     const secretPreview = await guarded.call('test_data_step', {
-      url: `${sandbox.url}/__sandbox/mock/echo`, headers: { Authorization: `Bearer ${SECRET_PLAIN}`, 'X-Key': { hide: true, value: SECRET_WRAPPED } },
+      url: `${sandbox.url}/__sandbox/mock/echo`,
+      headers: { Authorization: `Bearer ${SECRET_PLAIN}`, 'X-Key': { hide: true, value: SECRET_WRAPPED } },
     });
     expect(textOf(secretPreview)).toContain('nothing was sent');
     expect(textOf(secretPreview)).toContain(`"Authorization": "Bearer ${SECRET_PLAIN}"`);
@@ -394,7 +436,9 @@ describe('resources and prompts', () => {
     expect(await text(`svc://replays/${sandbox.seed.replay}`)).toContain(sandbox.seed.negativeConversation);
     expect(await text(`svc://refine/${sandbox.seed.negativeConversation}/${sandbox.seed.negativeEvent}`)).toContain('draftReview');
     const templates = (await server.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
-    expect(templates).toEqual(expect.arrayContaining(['svc://rules/{ruleId}/versions', 'svc://rules/{ruleId}/versions/{versionId}', 'svc://replays/{replayId}', 'svc://refine/{interactionId}/{eventId}']));
+    expect(templates).toEqual(
+      expect.arrayContaining(['svc://rules/{ruleId}/versions', 'svc://rules/{ruleId}/versions/{versionId}', 'svc://replays/{replayId}', 'svc://refine/{interactionId}/{eventId}']),
+    );
   });
 
   it('offers the setup_attribute and review_refine_session prompts', async () => {
@@ -437,7 +481,7 @@ describe('input properties (fast-check, in process)', () => {
       fc.property(fc.uniqueArray(uuid, { minLength: 1, maxLength: 50 }), fc.nat(), fc.nat(), (ids, pick, at) => {
         const duplicate = ids[pick % ids.length];
         const caseIds = [...ids];
-        const position = (at % (ids.length + 1));
+        const position = at % (ids.length + 1);
         caseIds.splice(position, 0, duplicate);
         const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
         const firstIndex = caseIds.indexOf(duplicate);
@@ -450,13 +494,18 @@ describe('input properties (fast-check, in process)', () => {
 
   it('add_cases_to_criteria_group: refuses any non-UUID entry by index, and more than 200 ids', () => {
     fc.assert(
-      fc.property(fc.array(uuid, { maxLength: 20 }), fc.string().filter((text) => !/^[0-9a-f-]{36}$/i.test(text)), fc.nat(), (ids, bad, at) => {
-        const caseIds = [...ids];
-        const position = at % (ids.length + 1);
-        caseIds.splice(position, 0, bad);
-        const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
-        return !parsed.ok && parsed.message.includes(`caseIds[${position}]: must be a UUID`);
-      }),
+      fc.property(
+        fc.array(uuid, { maxLength: 20 }),
+        fc.string().filter((text) => !/^[0-9a-f-]{36}$/i.test(text)),
+        fc.nat(),
+        (ids, bad, at) => {
+          const caseIds = [...ids];
+          const position = at % (ids.length + 1);
+          caseIds.splice(position, 0, bad);
+          const parsed = validateInput(tool('add_cases_to_criteria_group'), { criteriaGroupId: sandbox.seed.criteriaGroup, caseIds }, {});
+          return !parsed.ok && parsed.message.includes(`caseIds[${position}]: must be a UUID`);
+        },
+      ),
       { numRuns: 60 },
     );
     const many = Array.from({ length: 201 }, (_, i) => seedId('testCase', 'a', i + 1));
@@ -498,11 +547,17 @@ describe('input properties (fast-check, in process)', () => {
   it('add_data_step: keeps masked values byte for byte in the request body', () => {
     fc.assert(
       // Prototype names (constructor, prototype) are refused as field names everywhere.
-      fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,12}$/).filter((name) => !['constructor', 'prototype'].includes(name)), fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() }))), (headers) => {
-        const parsed = validateInput(tool('add_data_step'), { toolId: 't', url: 'https://x.example/${id}', headers }, {});
-        if (!parsed.ok) return false;
-        return JSON.stringify((buildRequest(tool('add_data_step'), parsed.value).body as { headers: unknown }).headers) === JSON.stringify(headers);
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.stringMatching(/^[A-Za-z-]{1,12}$/).filter((name) => !['constructor', 'prototype'].includes(name)),
+          fc.oneof(fc.string(), fc.constant({ hide: true, value: '********' }), fc.record({ hide: fc.boolean(), value: fc.string() })),
+        ),
+        (headers) => {
+          const parsed = validateInput(tool('add_data_step'), { toolId: 't', url: 'https://x.example/${id}', headers }, {});
+          if (!parsed.ok) return false;
+          return JSON.stringify((buildRequest(tool('add_data_step'), parsed.value).body as { headers: unknown }).headers) === JSON.stringify(headers);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -59,7 +59,7 @@ describe('confirmation by token (no elicitation)', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('sends with the preview\'s token exactly once; the second use is refused as spent, with no new token', async () => {
+  it("sends with the preview's token exactly once; the second use is refused as spent, with no new token", async () => {
     const args = { articleId: sandbox.seed.articles.expressDelivery, title: 'Express delivery (next day)' };
     const first = previewOf(await admin.call('update_article', args));
     expect(writes()).toEqual([]);

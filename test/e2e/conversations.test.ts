@@ -111,7 +111,7 @@ describe('conversations and agents', () => {
     expect(apiRequests(sandbox).filter((request) => request.method === 'POST')).toHaveLength(1);
   });
 
-  it('generate_answer, give_feedback: answers from the agent\'s articles, records feedback and recomputes resolved', async () => {
+  it("generate_answer, give_feedback: answers from the agent's articles, records feedback and recomputes resolved", async () => {
     const agents = (await call('list_agents')).structuredContent as { agents: Array<{ id: string }> };
     const answer = await call('generate_answer', { botId: agents.agents[0].id, content: 'How long does shipping take?' });
     expect(answer.isError).toBeFalsy();
@@ -145,16 +145,22 @@ describe('conversations and agents', () => {
 
   it('export_conversations: exports a window longer than 90 days with progress, stopping at maxConversations', async () => {
     const progress: string[] = [];
-    const result = await call('export_conversations', { since: '200d', maxConversations: 1000 }, {
-      onprogress: (update) => progress.push(update.message ?? ''),
-    });
+    const result = await call(
+      'export_conversations',
+      { since: '200d', maxConversations: 1000 },
+      {
+        onprogress: (update) => progress.push(update.message ?? ''),
+      },
+    );
     expect(result.isError).toBeFalsy();
     const summary = result.structuredContent as { windows: number; count: number; complete: boolean };
     expect(summary.windows).toBe(3);
     expect(summary.complete).toBe(true);
     expect(summary.count).toBeGreaterThan(10);
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    const windows = apiRequests(sandbox).filter((request) => request.path === '/v2/hc-interactions/public').map((request) => Number(request.query.until) - Number(request.query.since));
+    const windows = apiRequests(sandbox)
+      .filter((request) => request.path === '/v2/hc-interactions/public')
+      .map((request) => Number(request.query.until) - Number(request.query.since));
     expect(Math.max(...windows)).toBeLessThanOrEqual(90 * 86_400_000);
 
     const capped = (await call('export_conversations', { since: '200d', maxConversations: 4 })).structuredContent as { count: number; complete: boolean };
@@ -217,7 +223,7 @@ describe('authentication failures', () => {
 });
 
 describe('delete_conversation: confirmation', () => {
-  it('previews a delete, sends it once with the preview\'s confirmToken', async () => {
+  it("previews a delete, sends it once with the preview's confirmToken", async () => {
     const client = await connect({ env: sandboxEnv(sandbox), onResult: remember });
     try {
       const preview = await client.call('delete_conversation', { interactionId: 'conv-to-delete' });
@@ -234,7 +240,7 @@ describe('delete_conversation: confirmation', () => {
     }
   });
 
-  it('follows the user\'s answer when the client supports elicitation', async () => {
+  it("follows the user's answer when the client supports elicitation", async () => {
     const answers = [
       { action: 'accept' as const, content: { confirm: true } },
       { action: 'accept' as const, content: { confirm: false } },
@@ -297,7 +303,18 @@ describe('toolsets', () => {
     const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_TOOLSETS: 'agents,articles' }) });
     try {
       const tools = (await client.client.listTools()).tools.map((tool) => tool.name);
-      expect(tools.sort()).toEqual(['compare_article_draft', 'create_article', 'create_article_draft', 'delete_article', 'get_articles', 'list_agents', 'list_articles', 'move_article', 'publish_article_draft', 'update_article']);
+      expect(tools.sort()).toEqual([
+        'compare_article_draft',
+        'create_article',
+        'create_article_draft',
+        'delete_article',
+        'get_articles',
+        'list_agents',
+        'list_articles',
+        'move_article',
+        'publish_article_draft',
+        'update_article',
+      ]);
       const resources = (await client.client.listResources()).resources.map((resource) => resource.uri);
       expect(resources).toEqual(expect.arrayContaining(['svc://guide', 'svc://agents', 'svc://articles/live']));
       expect(resources).not.toContain('svc://actions');

@@ -34,7 +34,11 @@ async function serverAt(baseUrl: string, extra: Record<string, string> = {}): Pr
 const seen = (result: CallToolResult) => ({ isError: Boolean(result.isError), text: textOf(result) });
 
 /** How many times the server tried the upstream for failed requests, from its own log. */
-const attemptsLogged = (connection: Connection) => connection.stderr().split('\n').filter((line) => line.includes('"msg":"upstream request failed')).length;
+const attemptsLogged = (connection: Connection) =>
+  connection
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes('"msg":"upstream request failed')).length;
 
 const sandbox = useSandbox();
 afterAll(async () => {
@@ -84,7 +88,10 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
   it('reads a JSON 404 without the API\'s statusCode as a wrong base URL, not as "no such item"', async () => {
     const upstream = await impostor(404, JSON.stringify({ error: 'no such page' }));
     const connection = await serverAt(upstream.url);
-    for (const [tool, args] of [['list_agents', {}], ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }]] as const) {
+    for (const [tool, args] of [
+      ['list_agents', {}],
+      ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }],
+    ] as const) {
       const { isError, text } = seen(await connection.call(tool, args));
       expect(isError).toBe(true);
       expect(text).toContain('SVC_BASE_URL is probably wrong');

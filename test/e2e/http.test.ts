@@ -49,13 +49,11 @@ afterAll(async () => {
 });
 
 describe('Streamable HTTP transport', () => {
-  it('sends each client\'s upstream calls with that client\'s key and no other', async () => {
+  it("sends each client's upstream calls with that client's key and no other", async () => {
     const admin = await connect(multiTenant, { key: sandbox.keys.admin });
     const readOnly = await connect(multiTenant, { key: sandbox.keys.readOnly });
     // Interleaved and concurrent; the limit tells the two clients' requests apart upstream.
-    const calls = Array.from({ length: 40 }, (_, index) =>
-      index % 2 === 0 ? admin.call('list_conversations', { limit: 7 }) : readOnly.call('list_conversations', { limit: 9 }),
-    );
+    const calls = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? admin.call('list_conversations', { limit: 7 }) : readOnly.call('list_conversations', { limit: 9 })));
     const results = await Promise.all(calls);
     expect(results.filter((result) => result.isError)).toEqual([]);
     // Each key was also checked once when its session opened (GET /v2/bots/public).
@@ -152,9 +150,13 @@ describe('Streamable HTTP transport', () => {
       logs.push(String(notification.params.data));
     });
     const progress: number[] = [];
-    const exported = await admin.call('export_conversations', { since: '100d', maxConversations: 20 }, {
-      onprogress: (update) => progress.push(update.progress),
-    });
+    const exported = await admin.call(
+      'export_conversations',
+      { since: '100d', maxConversations: 20 },
+      {
+        onprogress: (update) => progress.push(update.progress),
+      },
+    );
     expect(exported.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThan(0);
 

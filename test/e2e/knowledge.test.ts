@@ -19,7 +19,17 @@ const KNOWLEDGE_TOOLS = {
 const READS = ['list_provider_resources', 'get_source', 'wait_for_sources', 'get_knowledge_jobs_status', 'list_articles', 'get_articles', 'list_folders'];
 /** Tools whose result shape the spec documents declare it (SVC_CONFIRM=none here, so writes list theirs too). */
 const DOCUMENTED_RESULTS = ['list_provider_resources', 'register_provider_resources', 'ingest_sources', 'get_source', 'list_articles', 'get_articles', 'publish_article_draft'];
-const IDEMPOTENT_WRITES = ['register_provider_resources', 'crawl_links', 'update_article', 'move_article', 'delete_article', 'update_folder', 'move_folder', 'delete_folder', 'assign_folders_to_agent'];
+const IDEMPOTENT_WRITES = [
+  'register_provider_resources',
+  'crawl_links',
+  'update_article',
+  'move_article',
+  'delete_article',
+  'update_folder',
+  'move_folder',
+  'delete_folder',
+  'assign_folders_to_agent',
+];
 
 describe('sources, knowledge, articles and folders tools', () => {
   it('lists all 25 tools with correct hints, output schemas and task support', async () => {
@@ -56,26 +66,94 @@ describe('sources, knowledge, articles and folders tools', () => {
       ['list_provider_resources', () => ({ provider: 'notes' }), 'GET', () => '/v2/documents/public/resources/notes', {}, undefined],
       ['register_provider_resources', () => ({ provider: 'wiki', resources: [wikiPage] }), 'POST', () => '/v2/documents/public/resources/wiki', {}, { resources: [wikiPage] }],
       ['crawl_links', () => ({ url: crawlUrl, maxLinks: 2, sameSite: true }), 'POST', () => '/v2/documents/public/deep-crawl/links', {}, { url: crawlUrl, maxLinks: 2, sameSite: true }],
-      ['ingest_sources', () => ({ documentIdsToAdd: [pageUrl], english: false }), 'POST', () => '/v2/documents/public', {}, { source: 'web', documentIdsToAdd: [pageUrl], english: false }, (data) => (state.sourceId = data.jobs[0].documentId)],
+      [
+        'ingest_sources',
+        () => ({ documentIdsToAdd: [pageUrl], english: false }),
+        'POST',
+        () => '/v2/documents/public',
+        {},
+        { source: 'web', documentIdsToAdd: [pageUrl], english: false },
+        (data) => (state.sourceId = data.jobs[0].documentId),
+      ],
       ['get_source', () => ({ sourceId: seed.sources.webCompleted }), 'GET', () => `/v2/documents/public/${seed.sources.webCompleted}`, {}, undefined],
       ['wait_for_sources', () => ({ sourceIds: [seed.sources.webCompleted] }), 'GET', () => `/v2/documents/public/${seed.sources.webCompleted}`, {}, undefined],
-      ['initialize_knowledge_tree', () => ({ documentIds: [seed.sources.webCompleted] }), 'POST', () => '/v2/knowledge/public/tree/initialize', {}, { documentIds: [seed.sources.webCompleted] }, (data) => (state.treeId = data.treeId)],
-      ['persist_knowledge_tree', () => ({ treeId: state.treeId, parentFolderId: seed.folders.shipping }), 'POST', () => '/v2/knowledge/public/tree/persist', {}, () => ({ treeId: state.treeId, parentFolderId: seed.folders.shipping })],
-      ['generate_knowledge', () => ({ documentId: seed.sources.notesPage, folderId: seed.folders.accountReturns }), 'POST', () => '/v2/knowledge/public', {}, { documentId: seed.sources.notesPage, folderId: seed.folders.accountReturns }, (data) => (state.jobId = data.id)],
-      ['generate_knowledge_bulk', () => ({ documentIds: [seed.sources.webCompleted, seed.sources.notesPage] }), 'POST', () => '/v2/knowledge/public/bulk', {}, { documentIds: [seed.sources.webCompleted, seed.sources.notesPage] }],
+      [
+        'initialize_knowledge_tree',
+        () => ({ documentIds: [seed.sources.webCompleted] }),
+        'POST',
+        () => '/v2/knowledge/public/tree/initialize',
+        {},
+        { documentIds: [seed.sources.webCompleted] },
+        (data) => (state.treeId = data.treeId),
+      ],
+      [
+        'persist_knowledge_tree',
+        () => ({ treeId: state.treeId, parentFolderId: seed.folders.shipping }),
+        'POST',
+        () => '/v2/knowledge/public/tree/persist',
+        {},
+        () => ({ treeId: state.treeId, parentFolderId: seed.folders.shipping }),
+      ],
+      [
+        'generate_knowledge',
+        () => ({ documentId: seed.sources.notesPage, folderId: seed.folders.accountReturns }),
+        'POST',
+        () => '/v2/knowledge/public',
+        {},
+        { documentId: seed.sources.notesPage, folderId: seed.folders.accountReturns },
+        (data) => (state.jobId = data.id),
+      ],
+      [
+        'generate_knowledge_bulk',
+        () => ({ documentIds: [seed.sources.webCompleted, seed.sources.notesPage] }),
+        'POST',
+        () => '/v2/knowledge/public/bulk',
+        {},
+        { documentIds: [seed.sources.webCompleted, seed.sources.notesPage] },
+      ],
       ['get_knowledge_jobs_status', () => ({ jobIds: [state.jobId] }), 'POST', () => '/v2/knowledge/public/jobs/status', {}, () => ({ jobIds: [state.jobId] })],
       ['list_articles', () => ({ type: 'draft' }), 'GET', () => '/v2/hc-articles/public', { type: 'draft' }, undefined],
       ['get_articles', () => ({ articleIds: [seed.articles.warranty] }), 'POST', () => '/v2/hc-articles/ids/public', {}, { articleIds: [seed.articles.warranty] }],
-      ['create_article', () => ({ title: 'Sock care', mainKnowledge: 'Wash cold.', parentFolderId: seed.folders.shipping, keywords: ['socks'] }), 'POST', () => '/v2/hc-articles/public', {}, { title: 'Sock care', mainKnowledge: 'Wash cold.', parentFolderId: seed.folders.shipping, keywords: ['socks'] }, (data) => (state.articleId = data.id)],
+      [
+        'create_article',
+        () => ({ title: 'Sock care', mainKnowledge: 'Wash cold.', parentFolderId: seed.folders.shipping, keywords: ['socks'] }),
+        'POST',
+        () => '/v2/hc-articles/public',
+        {},
+        { title: 'Sock care', mainKnowledge: 'Wash cold.', parentFolderId: seed.folders.shipping, keywords: ['socks'] },
+        (data) => (state.articleId = data.id),
+      ],
       ['update_article', () => ({ articleId: state.articleId, title: 'Caring for socks' }), 'PUT', () => `/v2/hc-articles/${state.articleId}/public`, {}, { title: 'Caring for socks' }],
-      ['create_article_draft', () => ({ articleId: seed.articles.warranty, agentInstruction: 'Ask for a photo.' }), 'POST', () => `/v2/hc-articles/${seed.articles.warranty}/draft/public`, {}, { agentInstruction: 'Ask for a photo.' }, (data) => (state.draftId = data.id)],
+      [
+        'create_article_draft',
+        () => ({ articleId: seed.articles.warranty, agentInstruction: 'Ask for a photo.' }),
+        'POST',
+        () => `/v2/hc-articles/${seed.articles.warranty}/draft/public`,
+        {},
+        { agentInstruction: 'Ask for a photo.' },
+        (data) => (state.draftId = data.id),
+      ],
       ['publish_article_draft', () => ({ articleId: state.draftId, public: true }), 'POST', () => `/v2/hc-articles/${state.draftId}/publish/public`, {}, { public: true }],
       ['create_folder', () => ({ name: 'Care guides' }), 'POST', () => '/v2/hc-folders/public', {}, { name: 'Care guides' }, (data) => (state.folderId = data.id)],
-      ['move_article', () => ({ articleId: state.articleId, parentFolderId: state.folderId }), 'PUT', () => `/v2/hc-articles/${state.articleId}/move/public`, {}, () => ({ parentFolderId: state.folderId })],
+      [
+        'move_article',
+        () => ({ articleId: state.articleId, parentFolderId: state.folderId }),
+        'PUT',
+        () => `/v2/hc-articles/${state.articleId}/move/public`,
+        {},
+        () => ({ parentFolderId: state.folderId }),
+      ],
       ['delete_article', () => ({ articleId: state.articleId }), 'DELETE', () => `/v2/hc-articles/${state.articleId}/public`, {}, undefined],
       ['update_folder', () => ({ folderId: state.folderId, name: 'Product care' }), 'PUT', () => `/v2/hc-folders/${state.folderId}/public`, {}, { name: 'Product care' }],
       ['move_folder', () => ({ folderId: state.folderId, parentFolderId: null }), 'PUT', () => `/v2/hc-folders/${state.folderId}/move/public`, {}, { parentFolderId: null }],
-      ['assign_folders_to_agent', () => ({ botId: seed.bots.emailSupport, folderIds: [state.folderId] }), 'POST', () => '/v2/hc-bot-folder-junctions/public', {}, () => ({ botId: seed.bots.emailSupport, folderIds: [state.folderId] })],
+      [
+        'assign_folders_to_agent',
+        () => ({ botId: seed.bots.emailSupport, folderIds: [state.folderId] }),
+        'POST',
+        () => '/v2/hc-bot-folder-junctions/public',
+        {},
+        () => ({ botId: seed.bots.emailSupport, folderIds: [state.folderId] }),
+      ],
       ['list_folders', () => ({ botId: seed.bots.emailSupport }), 'GET', () => '/v2/hc-folders/public', { botId: seed.bots.emailSupport }, undefined],
       ['delete_folder', () => ({ folderId: state.folderId }), 'DELETE', () => `/v2/hc-folders/${state.folderId}/public`, {}, undefined],
     ];
@@ -138,9 +216,13 @@ describe('sources, knowledge, articles and folders tools', () => {
     const id = queued.jobs[0].documentId;
     sandbox.clearRequests();
     const progress: Array<{ progress: number; total?: number; message?: string }> = [];
-    const result = await call('wait_for_sources', { sourceIds: [id] }, {
-      onprogress: (update) => progress.push(update),
-    });
+    const result = await call(
+      'wait_for_sources',
+      { sourceIds: [id] },
+      {
+        onprogress: (update) => progress.push(update),
+      },
+    );
     const data = structured(result);
     expect(data).toMatchObject({ status: 'finished', finished: 1, total: 1 });
     expect(data.sources[0]).toMatchObject({ sourceId: id, status: 'COMPLETED', success: true, paragraphs: 3 });
@@ -160,9 +242,13 @@ describe('sources, knowledge, articles and folders tools', () => {
     const good = 'https://northwind-outfitters.example/help/boot-care';
     const bad = 'https://northwind-outfitters.example/private/wholesale-prices';
     const progress: string[] = [];
-    const result = await call('ingest_sources', { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 }, {
-      onprogress: (update) => progress.push(update.message ?? ''),
-    });
+    const result = await call(
+      'ingest_sources',
+      { documentIdsToAdd: [good, bad], wait: true, timeoutSeconds: 30 },
+      {
+        onprogress: (update) => progress.push(update.message ?? ''),
+      },
+    );
     const data = structured(result);
     const post = apiRequests(sandbox).find((request) => request.method === 'POST')!;
     expect(post.body).toEqual({ source: 'web', documentIdsToAdd: [good, bad] });

@@ -64,7 +64,13 @@ async function authorizationCode(key = sandbox.keys.admin, options: { readOnly?:
 }
 
 async function exchange(grant: { oauth: TestOAuthClient; code: string; clientId: string }, verifier = grant.oauth.verifier) {
-  const answer = await postForm(`${publicUrl}/token`, { grant_type: 'authorization_code', code: grant.code, code_verifier: verifier, client_id: grant.clientId, redirect_uri: grant.oauth.redirectUrl });
+  const answer = await postForm(`${publicUrl}/token`, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    code_verifier: verifier,
+    client_id: grant.clientId,
+    redirect_uri: grant.oauth.redirectUrl,
+  });
   remember(answer.json);
   return answer;
 }
@@ -108,7 +114,9 @@ describe('OAuth sign-in with the SDK client', () => {
 
   it('publishes RFC 9728 and RFC 8414 metadata, and a 401 from /mcp points at it', async () => {
     const [prm, rootPrm, as] = await Promise.all(
-      ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server'].map(async (route) => (await fetch(`${publicUrl}${route}`)).json()),
+      ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server'].map(async (route) =>
+        (await fetch(`${publicUrl}${route}`)).json(),
+      ),
     );
     expect(prm).toMatchObject({ resource: mcpUrl, authorization_servers: [`${publicUrl}/`] });
     expect(rootPrm).toEqual(prm);
@@ -185,7 +193,10 @@ describe('the authorization page', () => {
     await auth(attacker, { serverUrl: mcpUrl });
     const attackerFields = hiddenFields((await openPage(attacker.authorizationUrl!)).html);
     // The attacker's own request token on the victim's request, and the reverse: both dead ends.
-    for (const fields of [{ ...victimFields, request: attackerFields.request }, { ...attackerFields, request: victimFields.request }]) {
+    for (const fields of [
+      { ...victimFields, request: attackerFields.request },
+      { ...attackerFields, request: victimFields.request },
+    ]) {
       const answer = await submitPage(victim.authorizationUrl!, { ...fields, api_key: sandbox.keys.admin, decision: 'allow' });
       expect(answer.status).toBe(400);
       expect(answer.location).toBeUndefined();
@@ -260,7 +271,7 @@ describe('tokens', () => {
     expect((await initializeWith(renewed.access_token as string)).status).toBe(401);
   });
 
-  it('keeps a confidential client\'s secret sealed, and checks it at the token endpoint', async () => {
+  it("keeps a confidential client's secret sealed, and checks it at the token endpoint", async () => {
     const oauth = new (class extends TestOAuthClient {
       override get clientMetadata() {
         return { ...super.clientMetadata, token_endpoint_auth_method: 'client_secret_post' };
@@ -280,7 +291,7 @@ describe('tokens', () => {
     expect(tokens.status).toBe(200);
   });
 
-  it('binds tokens to this server\'s /mcp (RFC 8707): another resource is refused at every step', async () => {
+  it("binds tokens to this server's /mcp (RFC 8707): another resource is refused at every step", async () => {
     const oauth = new TestOAuthClient();
     await auth(oauth, { serverUrl: mcpUrl });
     const elsewhere = new URL(oauth.authorizationUrl!);
@@ -288,7 +299,13 @@ describe('tokens', () => {
     const refused = await openPage(elsewhere);
     expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_target');
     const grant = await authorizationCode();
-    const wrongTarget = await postForm(`${publicUrl}/token`, { grant_type: 'authorization_code', code: grant.code, code_verifier: grant.oauth.verifier, client_id: grant.clientId, resource: 'https://other.example.com/mcp' });
+    const wrongTarget = await postForm(`${publicUrl}/token`, {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      code_verifier: grant.oauth.verifier,
+      client_id: grant.clientId,
+      resource: 'https://other.example.com/mcp',
+    });
     expect(wrongTarget).toMatchObject({ status: 400, json: { error: 'invalid_target' } });
     const tokens = (await exchange(grant)).json;
     // A server with another public URL, sharing the state and the secret: the token is not for it.
@@ -331,7 +348,13 @@ describe('grants', () => {
     // A read-only token cannot ride a session opened with read and write access.
     const hijack = await fetch(mcpUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${readOnly.oauth.saved!.access_token}`, 'mcp-session-id': full.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${readOnly.oauth.saved!.access_token}`,
+        'mcp-session-id': full.transport.sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }),
     });
     expect(hijack.status).toBe(403);

@@ -19,9 +19,7 @@ const DAY = 86_400_000;
 const SLICE = 90 * DAY;
 const PAGE = 100;
 
-const nearMultiples = fc
-  .tuple(fc.integer({ min: 1, max: 4 }), fc.constantFrom(SLICE, SLICE + 1), fc.integer({ min: -2, max: 2 }))
-  .map(([k, step, offset]) => k * step + offset);
+const nearMultiples = fc.tuple(fc.integer({ min: 1, max: 4 }), fc.constantFrom(SLICE, SLICE + 1), fc.integer({ min: -2, max: 2 })).map(([k, step, offset]) => k * step + offset);
 const windowLength = fc.oneof(nearMultiples, fc.integer({ min: 1, max: 4 * SLICE + 10 }));
 
 /** The instants [since, until] that the slices cover, checked one slice at a time: the newest first, each ending 1 ms before the one after it starts. */
@@ -108,13 +106,24 @@ describe('conversation_stats and export_conversations over windows of any length
 
         sandbox.clearRequests();
         const exported = structured(await call('export_conversations', { since, until, maxConversations: 100_000, outputFile: `${randomUUID()}.ndjson` }));
-        const ids = (await readFile(exported.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line).id as string);
+        const ids = (await readFile(exported.file, 'utf8'))
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).id as string);
         expect(ids.length).toBe(new Set(ids).size);
         expect(ids.sort()).toEqual(inWindow.map((conversation) => conversation.id).sort());
         expect(exported.requests).toBe(floor);
       }),
       // Lengths of k × (90 days + 1 ms) always run: a slicing by fixed steps ends them in a zero-length slice.
-      { numRuns: 10, examples: [[SLICE + 1, 100, 0], [2 * (SLICE + 1), 101, 1], [3 * SLICE, 0, 2], [2 * SLICE - 1, 200, 3]] },
+      {
+        numRuns: 10,
+        examples: [
+          [SLICE + 1, 100, 0],
+          [2 * (SLICE + 1), 101, 1],
+          [3 * SLICE, 0, 2],
+          [2 * SLICE - 1, 200, 3],
+        ],
+      },
     );
   });
 });

@@ -7,7 +7,10 @@ import { BUDGETS, costOf } from '../support/context-cost.js';
 import { apiRequests, callAsTask, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
-const CORE_TOOLS = catalog.flatMap((group) => group.tools).filter((tool) => tool.core).map((tool) => tool.name);
+const CORE_TOOLS = catalog
+  .flatMap((group) => group.tools)
+  .filter((tool) => tool.core)
+  .map((tool) => tool.name);
 const EVERY_TOOL = catalog.flatMap((group) => group.tools);
 
 /** What the eliciting client answers next, and the messages it was shown. */
@@ -69,13 +72,20 @@ describe('core surface', () => {
     for (const tool of EVERY_TOOL) {
       const result = await core.call('find_tools', { query: tool.title, group: tool.group });
       const found = (result.structuredContent?.tools ?? []) as Array<{ name: string; inputSchema: unknown }>;
-      expect(found.map((entry) => entry.name), tool.name).toContain(tool.name);
+      expect(
+        found.map((entry) => entry.name),
+        tool.name,
+      ).toContain(tool.name);
       expect(found.find((entry) => entry.name === tool.name)?.inputSchema).toMatchObject({ type: 'object' });
     }
   });
 
   it('runs a read through call_tool exactly as the listed tool, and accepts a direct call of an unlisted one', async () => {
-    const logged = () => core.stderr().split('\n').filter((line) => line.includes('"tool":"list_agents"')).length;
+    const logged = () =>
+      core
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('"tool":"list_agents"')).length;
     const before = logged();
     const viaGateway = await core.call('call_tool', { name: 'list_agents', arguments: {} });
     const viaGatewaySent = sent();

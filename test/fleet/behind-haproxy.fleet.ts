@@ -125,7 +125,11 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     const sourceId = await queueJob();
     const taskId = await startWaitTask(user.client, sourceId);
     const runner = user.served.at(-1)!.node;
-    await eventually(async () => upstreamPolls(sourceId).length, (count) => count > 0, 'the first poll of the task');
+    await eventually(
+      async () => upstreamPolls(sourceId).length,
+      (count) => count > 0,
+      'the first poll of the task',
+    );
 
     await stepPast(user, runner, taskId);
     const cancelled = await user.client.experimental.tasks.cancelTask(taskId);
@@ -174,7 +178,10 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     const retriedReads: number[] = [];
     const read = async (worker: ProxyClient): Promise<boolean> => {
       for (let attempt = 1; attempt <= 5; attempt++) {
-        const outcome = await worker.call('list_agents').then((result) => !result.isError, () => false);
+        const outcome = await worker.call('list_agents').then(
+          (result) => !result.isError,
+          () => false,
+        );
         if (outcome) {
           retriedReads.push(attempt - 1);
           return true;
@@ -183,13 +190,18 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
       return false;
     };
     // Writes are never retried by the client: one attempt each, names unique.
-    const write = (worker: ProxyClient, name: string) => worker.call('create_folder', { name }).then((result) => !result.isError, () => false);
+    const write = (worker: ProxyClient, name: string) =>
+      worker.call('create_folder', { name }).then(
+        (result) => !result.isError,
+        () => false,
+      );
     const names = Array.from({ length: 9 }, (_, index) => `fleet-kill-${index}`);
-    const load = Promise.all([
-      ...workers.flatMap((worker) => Array.from({ length: 10 }, () => read(worker))),
-      ...names.map((name, index) => write(workers[index % workers.length], name)),
-    ]);
-    await eventually(async () => apiRequests(sandbox).length, (count) => count >= 10, 'the load to reach the upstream');
+    const load = Promise.all([...workers.flatMap((worker) => Array.from({ length: 10 }, () => read(worker))), ...names.map((name, index) => write(workers[index % workers.length], name))]);
+    await eventually(
+      async () => apiRequests(sandbox).length,
+      (count) => count >= 10,
+      'the load to reach the upstream',
+    );
     victim.child.kill('SIGKILL');
     await victim.exited;
     const outcomes = await load;
@@ -208,7 +220,12 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     expect(apiRequests(sandbox).filter((entry) => entry.status === 429)).toHaveLength(0);
 
     // The victim's task: nobody heartbeats it any more, so it ends failed and says why.
-    const task = await eventually(() => user.client.experimental.tasks.getTask(taskId), (current) => current.status !== 'working', 'the dead node\'s task to end', 10_000);
+    const task = await eventually(
+      () => user.client.experimental.tasks.getTask(taskId),
+      (current) => current.status !== 'working',
+      "the dead node's task to end",
+      10_000,
+    );
     expect(task.status).toBe('failed');
     expect(task.statusMessage).toMatch(/server node running this task stopped/);
     const result = await user.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);

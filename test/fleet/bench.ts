@@ -31,7 +31,10 @@ async function drive(clients: ProxyClient[], durationMs: number): Promise<{ call
   await Promise.all(
     clients.map(async (client) => {
       while (Date.now() < until) {
-        const ok = await client.call('list_agents').then((result) => !result.isError, () => false);
+        const ok = await client.call('list_agents').then(
+          (result) => !result.isError,
+          () => false,
+        );
         if (Date.now() > until) break;
         if (ok) calls++;
         else errors++;
@@ -79,11 +82,25 @@ try {
   for (const nodes of [1, 3] as const) {
     const errors = runs[nodes].reduce((sum, run) => sum + run.errors, 0);
     console.log(
-      `${nodes} node${nodes > 1 ? 's' : ''}: ${spread(runs[nodes].map((run) => run.perSecond), 1)} calls/s; nodes' CPU ${spread(runs[nodes].map((run) => run.cpuPerCall), 2)} ms per call; ${errors} errors (${MEASURE_MS / 1000} s per round)`,
+      `${nodes} node${nodes > 1 ? 's' : ''}: ${spread(
+        runs[nodes].map((run) => run.perSecond),
+        1,
+      )} calls/s; nodes' CPU ${spread(
+        runs[nodes].map((run) => run.cpuPerCall),
+        2,
+      )} ms per call; ${errors} errors (${MEASURE_MS / 1000} s per round)`,
     );
   }
   const ratios = (pick: (run: Measure) => number) => runs[3].map((run, index) => pick(run) / pick(runs[1][index]));
-  console.log(`3 nodes / 1 node: calls per second ${spread(ratios((run) => run.perSecond), 2)}x, CPU per call ${spread(ratios((run) => run.cpuPerCall), 2)}x`);
+  console.log(
+    `3 nodes / 1 node: calls per second ${spread(
+      ratios((run) => run.perSecond),
+      2,
+    )}x, CPU per call ${spread(
+      ratios((run) => run.cpuPerCall),
+      2,
+    )}x`,
+  );
 } finally {
   await sandbox.close();
 }

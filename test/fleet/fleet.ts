@@ -36,7 +36,10 @@ export async function startFleet(sandbox: Sandbox, options: { nodes: number; env
   let proxy: Haproxy | undefined;
   try {
     if (failed) throw (failed as PromiseRejectedResult).reason;
-    proxy = await startHaproxy(proxyPort, nodes.map((node) => node.port));
+    proxy = await startHaproxy(
+      proxyPort,
+      nodes.map((node) => node.port),
+    );
   } catch (error) {
     await Promise.all(nodes.map((node) => node.stop()));
     await redis.stop();

@@ -68,15 +68,20 @@ export async function startHaproxy(port: number, nodePorts: number[]): Promise<H
     stderr += chunk.toString();
   });
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (exited) throw new Error(`haproxy exited at start:\n${stderr}`);
-    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`haproxy did not serve /readyz on ${base}:\n${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

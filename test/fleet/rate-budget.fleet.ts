@@ -38,4 +38,3 @@ describe('rate budget', () => {
     }
   }, 30_000);
 });
-

@@ -58,7 +58,7 @@ describe.runIf(runRedisTests())('tasks and state shared through Redis', () => {
     expect(await nodeB.getTask('no-such-task', 'key1')).toBeNull();
   });
 
-  it('lists an owner\'s tasks page by page', async () => {
+  it("lists an owner's tasks page by page", async () => {
     const ids = [];
     for (let index = 0; index < 23; index++) ids.push((await nodeA.createTask({ ttl: 60_000 }, index, REQUEST, 'lister')).taskId);
     const seen: string[] = [];

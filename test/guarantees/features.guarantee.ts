@@ -115,7 +115,10 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
   });
 
   describe('views (MCP Apps)', () => {
-    const host = useStarted(() => connectProcess({ args: ['--sandbox'], capabilities: SHOWS_VIEWS }), (started) => started.close());
+    const host = useStarted(
+      () => connectProcess({ args: ['--sandbox'], capabilities: SHOWS_VIEWS }),
+      (started) => started.close(),
+    );
     let client: Client;
     beforeAll(() => {
       client = host.client;

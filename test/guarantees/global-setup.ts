@@ -15,6 +15,8 @@ export default function checkShippedBinary(): void {
   };
   for (const folder of ['src', 'tools']) visit(path.join(ROOT, folder));
   if (newer.length) {
-    console.warn(`warning: ${path.relative(ROOT, entry)} is older than ${newer.length} source file(s) (${newer.slice(0, 3).join(', ')}${newer.length > 3 ? ', …' : ''}): these suites test the binary as built; run \`npm run build\` to test the sources`);
+    console.warn(
+      `warning: ${path.relative(ROOT, entry)} is older than ${newer.length} source file(s) (${newer.slice(0, 3).join(', ')}${newer.length > 3 ? ', …' : ''}): these suites test the binary as built; run \`npm run build\` to test the sources`,
+    );
   }
 }

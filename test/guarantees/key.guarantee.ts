@@ -20,12 +20,24 @@ const RANDOM_FORMS = 40;
 const sandbox = useStandaloneSandbox();
 const logs = { SVC_LOG_LEVEL: 'trace' };
 /** SVC_CONFIRM=none, JSON logs at trace level. */
-const direct = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_CONFIRM: 'none', SVC_LOG_FORMAT: 'json' }) }), (server) => server.close());
+const direct = useStarted(
+  () => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_CONFIRM: 'none', SVC_LOG_FORMAT: 'json' }) }),
+  (server) => server.close(),
+);
 /** Previews and tokens, pretty logs at trace level. */
-const confirming = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_LOG_FORMAT: 'pretty' }) }), (server) => server.close());
+const confirming = useStarted(
+  () => connectProcess({ env: upstreamEnv(sandbox, { ...logs, SVC_LOG_FORMAT: 'pretty' }) }),
+  (server) => server.close(),
+);
 // Over HTTP the client brings the key; the server has none of its own.
-const httpServer = useStarted(() => startHttpServerProcess({ env: { ...upstreamEnv(sandbox, logs), SVC_API_KEY: '' } }), (server) => server.stop());
-const http = useStarted(() => connectHttp(httpServer.url, { key: sandbox.keys.admin }), (client) => client.close().catch(() => undefined));
+const httpServer = useStarted(
+  () => startHttpServerProcess({ env: { ...upstreamEnv(sandbox, logs), SVC_API_KEY: '' } }),
+  (server) => server.stop(),
+);
+const http = useStarted(
+  () => connectHttp(httpServer.url, { key: sandbox.keys.admin }),
+  (client) => client.close().catch(() => undefined),
+);
 let key: string;
 let article = 0;
 

@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 describe('the shipped binary with --sandbox --auth oauth', () => {
-  it('publishes its metadata under the address it listens on (the sandbox\'s default public URL)', async () => {
+  it("publishes its metadata under the address it listens on (the sandbox's default public URL)", async () => {
     const resource = (await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
     expect(resource).toEqual(expect.objectContaining({ resource: `${base}/mcp`, authorization_servers: [`${base}/`] }));
     const anonymous = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -58,7 +58,7 @@ describe('the shipped binary with --sandbox --auth oauth', () => {
     expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
   });
 
-  it('signs the SDK client in, and its calls carry the key typed on the page, not the server\'s own', async () => {
+  it("signs the SDK client in, and its calls carry the key typed on the page, not the server's own", async () => {
     const signed = await signIn(`${base}/mcp`, keys.readOnly);
     tokens.push(signed.oauth.saved!.access_token, signed.oauth.saved!.refresh_token!);
     const read = await signed.call('list_agents');

@@ -60,7 +60,10 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
         return answer(400, (error as Error).message);
       }
       if (req.url === '/v1/traces') {
-        for (const resourceSpans of (body.resourceSpans ?? []) as Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ spans?: Array<ReceivedSpan & { attributes?: KeyValue[] }> }> }>) {
+        for (const resourceSpans of (body.resourceSpans ?? []) as Array<{
+          resource?: { attributes?: KeyValue[] };
+          scopeSpans?: Array<{ spans?: Array<ReceivedSpan & { attributes?: KeyValue[] }> }>;
+        }>) {
           const resource = attributesOf(resourceSpans.resource?.attributes);
           for (const scope of resourceSpans.scopeSpans ?? []) {
             for (const span of scope.spans ?? []) spans.push({ ...span, attributes: attributesOf(span.attributes as unknown as KeyValue[]), resource });

@@ -16,8 +16,14 @@ import { call, confirmTokenOf, upstreamEnv, useStandaloneSandbox } from './suppo
 
 const sandbox = useStandaloneSandbox();
 /** Previews and tokens, with the smallest result cap, so a cut preview would show. */
-const confirming = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_MAX_RESULT_TOKENS: '500' }) }), (server) => server.close());
-const direct = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }), (server) => server.close());
+const confirming = useStarted(
+  () => connectProcess({ env: upstreamEnv(sandbox, { SVC_MAX_RESULT_TOKENS: '500' }) }),
+  (server) => server.close(),
+);
+const direct = useStarted(
+  () => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }),
+  (server) => server.close(),
+);
 let key: string;
 let serial = 0;
 
@@ -26,24 +32,45 @@ beforeAll(() => {
 });
 
 /** Field names a masking rule might catch. */
-const SECRET_NAMES = ['password', 'passwd', 'secret', 'clientSecret', 'token', 'accessToken', 'refresh_token', 'apiKey', 'api_key', 'x-api-key', 'authorization', 'Authorization', 'cookie', 'Set-Cookie', 'privateKey', 'credentials', 'bearer', 'session'];
+const SECRET_NAMES = [
+  'password',
+  'passwd',
+  'secret',
+  'clientSecret',
+  'token',
+  'accessToken',
+  'refresh_token',
+  'apiKey',
+  'api_key',
+  'x-api-key',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'Set-Cookie',
+  'privateKey',
+  'credentials',
+  'bearer',
+  'session',
+];
 /** Printable text with nothing a JSON rendering would escape, so "appears in the preview" is a plain substring test. */
 const plainText = (minLength: number, maxLength: number) => fc.stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9 .,:;/@#&()+=?!~-]{${minLength - 1},${maxLength - 1}}$`));
 
 function payload(): fc.Arbitrary<Record<string, unknown>> {
   const leaf = fc.oneof(plainText(4, 40), fc.integer({ min: 1000, max: 1e9 }), fc.constant(true));
   const secretField = fc.tuple(fc.constantFrom(...SECRET_NAMES), leaf);
-  return fc.record({
-    secrets: fc.uniqueArray(secretField, { minLength: 1, maxLength: 6, selector: ([name]) => name }),
-    headers: fc.dictionary(fc.constantFrom('Authorization', 'X-Api-Key', 'Cookie', 'X-Custom'), plainText(8, 40), { minKeys: 1 }),
-    hidden: plainText(8, 24),
-    body: fc.oneof(plainText(8, 60), plainText(3000, 6000)),
-    withKey: fc.boolean(),
-  }).map(({ secrets, headers, hidden, body, withKey }) => ({
-    ...Object.fromEntries(secrets),
-    misc: { headers, stored: { hide: true, value: hidden }, masked: { hide: true, value: '********' }, ...(withKey ? { configuredKey: key } : {}) },
-    mainKnowledge: body,
-  }));
+  return fc
+    .record({
+      secrets: fc.uniqueArray(secretField, { minLength: 1, maxLength: 6, selector: ([name]) => name }),
+      headers: fc.dictionary(fc.constantFrom('Authorization', 'X-Api-Key', 'Cookie', 'X-Custom'), plainText(8, 40), { minKeys: 1 }),
+      hidden: plainText(8, 24),
+      body: fc.oneof(plainText(8, 60), plainText(3000, 6000)),
+      withKey: fc.boolean(),
+    })
+    .map(({ secrets, headers, hidden, body, withKey }) => ({
+      ...Object.fromEntries(secrets),
+      misc: { headers, stored: { hide: true, value: hidden }, masked: { hide: true, value: '********' }, ...(withKey ? { configuredKey: key } : {}) },
+      mainKnowledge: body,
+    }));
 }
 
 /** Every field name and value of what was sent, as text, except the configured key. */
@@ -70,7 +97,10 @@ describe('§10.4 what a preview shows is what is sent', () => {
 
         const text = textOf(preview);
         const structured = stringsIn(preview.structuredContent).join('\n');
-        const missing = (shown: string) => sentLeaves(write!.body).filter((leaf) => !shown.includes(leaf)).map((leaf) => (leaf.length > 60 ? `${leaf.slice(0, 60)}… (${leaf.length} characters)` : leaf));
+        const missing = (shown: string) =>
+          sentLeaves(write!.body)
+            .filter((leaf) => !shown.includes(leaf))
+            .map((leaf) => (leaf.length > 60 ? `${leaf.slice(0, 60)}… (${leaf.length} characters)` : leaf));
         expect(missing(text), 'sent but not in the preview text').toEqual([]);
         expect(missing(structured), 'sent but not in the structured preview').toEqual([]);
         expect(keyLeaks(preview, key), 'the configured key in the preview').toEqual([]);
@@ -114,7 +144,9 @@ describe('§10.5 text cannot disguise itself', () => {
         expectShownEscaped('delete_article preview', title, await call(confirming.client, 'delete_article', { articleId: id }));
 
         await sandbox.clearFaults();
-        await sandbox.faults([{ method: 'GET', path: '/v2/bots/public', status: 200, body: [{ id: 'b0000000-000a-4000-8000-0000000000dd', name: text, description: text, channels: ['chat'], isActive: true }] }]);
+        await sandbox.faults([
+          { method: 'GET', path: '/v2/bots/public', status: 200, body: [{ id: 'b0000000-000a-4000-8000-0000000000dd', name: text, description: text, channels: ['chat'], isActive: true }] },
+        ]);
         expectShownEscaped('list_agents', text, await call(direct.client, 'list_agents'));
         await sandbox.faults([{ method: 'GET', path: '/v2/bots/public', status: 400, body: { statusCode: 400, message: [text], error: 'Bad Request' } }]);
         expectShownEscaped('list_agents after a 400', text, await call(direct.client, 'list_agents'));

@@ -50,7 +50,11 @@ export async function startStandaloneSandbox(): Promise<StandaloneSandbox> {
   if (!url) throw new Error(`no "listening on <url>" line in:\n${banner}`);
   const keys = Object.fromEntries([...banner.matchAll(/^\s+(\w+)\s+(svc_\w+)\s/gm)].map((match) => [match[1], match[2]]));
   const control = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${url}/__sandbox/${route}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${url}/__sandbox/${route}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${method} /__sandbox/${route}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<unknown>;
   };

@@ -97,14 +97,17 @@ describe('§10.3 one tenant cannot shut out another', () => {
     const tenant = await connectHttp(server.url, { key: sandbox.keys.admin });
     const result = await call(tenant.client, 'list_agents');
     await tenant.close();
-    expect(result.isError, 'the real tenant\'s call').toBeFalsy();
+    expect(result.isError, "the real tenant's call").toBeFalsy();
 
     const opened = answers.filter((answer) => answer.opened.session);
     expect(opened.length, 'sessions opened for keys the API refuses').toBe(0);
     expect(answers.map((answer) => answer.opened.status)).toEqual(answers.map(() => 401));
     // The verdict is asked of the API (GET /v2/bots/public) and kept briefly: retries ask no more.
     const checks = (await sandbox.requests()).filter((request) => request.keyName !== 'admin');
-    expect(checks.every((request) => request.method === 'GET' && request.path === '/v2/bots/public'), JSON.stringify(checks.map((request) => `${request.method} ${request.path}`))).toBe(true);
+    expect(
+      checks.every((request) => request.method === 'GET' && request.path === '/v2/bots/public'),
+      JSON.stringify(checks.map((request) => `${request.method} ${request.path}`)),
+    ).toBe(true);
     expect(checks.length).toBeLessThanOrEqual(keys.length);
   });
 });
@@ -138,7 +141,7 @@ describe('§10.3 the per-key and total caps hold', () => {
   });
   afterAll(async () => server?.stop());
 
-  it('a key at its cap gives up its own least recently used idle session, never another key\'s; 429 when every one of its sessions is busy; 503 at the total cap', async () => {
+  it("a key at its cap gives up its own least recently used idle session, never another key's; 429 when every one of its sessions is busy; 503 at the total cap", async () => {
     const { admin, readOnly, otherWorkspace } = sandbox.keys;
     const listTools = (key: string, session?: string) =>
       fetch(server.url, { method: 'POST', headers: rpcHeaders(key, session), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
@@ -154,11 +157,21 @@ describe('§10.3 the per-key and total caps hold', () => {
     expect([r1.status, r2.status]).toEqual([200, 200]);
     // The total cap: another key is refused, and nobody else's session is closed for it.
     expect((await initialize(server.url, otherWorkspace)).status).toBe(503);
-    for (const [key, opened] of [[readOnly, r1], [readOnly, r2], [admin, a2], [admin, a3]] as const) expect((await listTools(key, opened.session)).status).toBe(200);
+    for (const [key, opened] of [
+      [readOnly, r1],
+      [readOnly, r2],
+      [admin, a2],
+      [admin, a3],
+    ] as const)
+      expect((await listTools(key, opened.session)).status).toBe(200);
     // Both of the key's sessions in a call: there is nothing to give up, so a new one is refused.
     await sandbox.faults([{ method: 'GET', path: '/v2/bots/public', delayMs: 3000, times: 2 }]);
     const busy = [a2, a3].map((opened) =>
-      fetch(server.url, { method: 'POST', headers: rpcHeaders(admin, opened.session), body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }) }),
+      fetch(server.url, {
+        method: 'POST',
+        headers: rpcHeaders(admin, opened.session),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }),
+      }),
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await initialize(server.url, admin)).status).toBe(429);

@@ -39,7 +39,10 @@ function stateDir(): string {
 }
 
 describe('one stdio process', () => {
-  const server = useStarted(() => connectProcess({ env: upstreamEnv(sandbox) }), (started) => started.close());
+  const server = useStarted(
+    () => connectProcess({ env: upstreamEnv(sandbox) }),
+    (started) => started.close(),
+  );
 
   async function preview(): Promise<{ id: string; token: string }> {
     const id = nextConversation();

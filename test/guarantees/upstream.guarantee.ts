@@ -13,8 +13,14 @@ import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
  */
 
 const sandbox = useStandaloneSandbox();
-const upstream = useStarted(() => startHostileUpstream(sandbox.url), (started) => started.close());
-const server = useStarted(() => connectProcess({ env: { ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }), SVC_BASE_URL: upstream.url } }), (started) => started.close());
+const upstream = useStarted(
+  () => startHostileUpstream(sandbox.url),
+  (started) => started.close(),
+);
+const server = useStarted(
+  () => connectProcess({ env: { ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }), SVC_BASE_URL: upstream.url } }),
+  (started) => started.close(),
+);
 
 const NOT_JSON = [
   { name: 'an HTML error page', contentType: 'text/html', body: '<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>' },
@@ -39,7 +45,7 @@ async function expectErrorAtOnce(route: (typeof ROUTES)[number], what: string): 
   expect(upstream.seen(route.method, route.path) - before, `${route.tool} after ${what}: requests sent`).toBe(1);
 }
 
-describe('§10.6 a 200 whose body is not the route\'s JSON is an error at once, naming method and path', () => {
+describe("§10.6 a 200 whose body is not the route's JSON is an error at once, naming method and path", () => {
   for (const route of ROUTES) {
     for (const answer of NOT_JSON) {
       it(`${route.method} ${route.path.replace('conv-odd-answer', '{id}')} answered with ${answer.name}`, async () => {
@@ -76,7 +82,10 @@ describe('§10.6 a 200 whose body is not the route\'s JSON is an error at once, 
 });
 
 describe('§10.6 a write that got one 429 is reported as not sent, with the budget, without claiming a backoff', () => {
-  const budgeted = useStarted(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none', SVC_RATE_LIMIT: '37/60s' }) }), (started) => started.close());
+  const budgeted = useStarted(
+    () => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM: 'none', SVC_RATE_LIMIT: '37/60s' }) }),
+    (started) => started.close(),
+  );
 
   const WRITES = [
     { tool: 'create_article', args: { title: 'Rate limited', parentFolderId: SEED.folders.shipping }, method: 'POST', path: '/v2/hc-articles/public' },
@@ -93,7 +102,7 @@ describe('§10.6 a write that got one 429 is reported as not sent, with the budg
       expect(result.isError, text).toBe(true);
       expect(text).toMatch(/\bnot (been )?sent\b|\bwas not sent\b|\bnothing was sent\b/i);
       expect(text, 'the budget').toMatch(/\b37\b/);
-      expect(text, 'the budget\'s window').toMatch(/\b60 ?s\b|\b60 seconds\b|\bminute\b/i);
+      expect(text, "the budget's window").toMatch(/\b60 ?s\b|\b60 seconds\b|\bminute\b/i);
       // Advice to retry later is fine; a claim that it waited or backed off is not.
       expect(text).not.toMatch(/\bback(ed|ing)? off\b|\bafter (waiting|retrying|retries)\b|\bwaited\b/i);
       const sent = (await sandbox.requests()).filter((request) => request.method === write.method && request.path === write.path);

@@ -29,7 +29,7 @@ beforeAll(async () => {
     args: ['--sandbox', '--sandbox-conversations', String(CONVERSATIONS)],
     env: { SVC_RATE_LIMIT: '1000000/60s', SVC_EXPORT_DIR: exportDir },
   });
-  const url = await eventually(() => sandboxUrlIn(server.stderr()), 'the embedded sandbox\'s address in the log');
+  const url = await eventually(() => sandboxUrlIn(server.stderr()), "the embedded sandbox's address in the log");
   const info = (await (await fetch(`${url}/__sandbox/info`)).json()) as { keys: { admin: string } };
   // The spec's 100 requests a minute would make this suite wait, not fail: lifted through the sandbox's control route.
   await fetch(`${url}/__sandbox/rate-limit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1_000_000, windowMs: 60_000 }) });
@@ -72,7 +72,9 @@ async function everyConversation(url: string, key: string, until: number): Promi
 const inWindow = (since: number, until: number) => truth.filter((conversation) => conversation.createdAt >= since && conversation.createdAt <= until);
 
 async function expectWindow(since: number, until: number, what: string): Promise<void> {
-  const expected = inWindow(since, until).map((conversation) => conversation.id).sort();
+  const expected = inWindow(since, until)
+    .map((conversation) => conversation.id)
+    .sort();
   const stats = await call(server.client, 'conversation_stats', { since, until });
   expect(stats.isError, `${what}: ${textOf(stats)}`).toBeFalsy();
   expect((stats.structuredContent as { total?: { conversations?: number } }).total?.conversations, `${what}: conversation_stats' total`).toBe(expected.length);
@@ -80,7 +82,10 @@ async function expectWindow(since: number, until: number, what: string): Promise
   const file = `window-${exports++}.ndjson`;
   const exported = await call(server.client, 'export_conversations', { since, until, maxConversations: 100_000, outputFile: file });
   expect(exported.isError, `${what}: ${textOf(exported)}`).toBeFalsy();
-  const ids = readFileSync(path.join(exportDir, file), 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+  const ids = readFileSync(path.join(exportDir, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
   expect(ids.length - new Set(ids).size, `${what}: conversations exported twice`).toBe(0);
   expect(ids.sort(), `${what}: export_conversations' conversations`).toEqual(expected);
 }
@@ -111,7 +116,7 @@ describe('§10.7 any window works', () => {
     );
   });
 
-  it('windows whose edges fall exactly on conversations\' createdAt (both ends are inclusive) (12 runs)', async () => {
+  it("windows whose edges fall exactly on conversations' createdAt (both ends are inclusive) (12 runs)", async () => {
     const times = [...new Set(truth.map((conversation) => conversation.createdAt))].sort((a, b) => a - b);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: times.length - 2 }), fc.integer({ min: 1, max: times.length - 1 }), async (first, span) => {

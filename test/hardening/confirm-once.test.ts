@@ -98,7 +98,10 @@ describe('a spent token after a restart (SVC_CONFIRM_SECRET, SVC_STATE_DIR)', ()
 
     const second = await connect({ env: env() });
     try {
-      for (const [name, token] of [[sentName, sentToken], [droppedName, droppedToken]]) {
+      for (const [name, token] of [
+        [sentName, sentToken],
+        [droppedName, droppedToken],
+      ]) {
         const again = await createFolder(second, { name, confirm: token });
         expect(again.isError).toBe(true);
         expect(again.structuredContent).toMatchObject({ sent: false, refused: 'spent' });

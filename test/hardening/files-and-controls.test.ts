@@ -32,12 +32,9 @@ describe('the export folder (finding 10)', () => {
 describe('sandbox controls (finding 3)', () => {
   const sandbox = useSandbox();
 
-  it('never answer a data step\'s outbound call, whatever the spelling of the path', async () => {
+  it("never answer a data step's outbound call, whatever the spelling of the path", async () => {
     for (const route of ['/__sandbox/info', '/__sandbox/mock/../info', '/__sandbox/mock/%2e%2e/requests', '/%5F%5Fsandbox/info', '/__SANDBOX/info']) {
-      const outcome = await runStep(
-        { id: 's', name: 's', stepNumber: 1, url: `${sandbox.url}${route}`, method: 'GET', headers: null, body: null, responseMapping: {} },
-        { inputs: {}, steps: {} },
-      );
+      const outcome = await runStep({ id: 's', name: 's', stepNumber: 1, url: `${sandbox.url}${route}`, method: 'GET', headers: null, body: null, responseMapping: {} }, { inputs: {}, steps: {} });
       expect(JSON.stringify(outcome)).not.toContain(sandbox.keys.admin);
       if (outcome.status !== 404) expect(outcome.error, route).toContain('control routes');
     }

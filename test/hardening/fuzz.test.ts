@@ -26,9 +26,7 @@ const routePattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '
 const ROUTES = catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route ? [routePattern(tool.route.path)] : []));
 /** The write of each write tool, by tool name: what a refused confirmToken must not send. */
 const WRITE_ROUTES = new Map(
-  catalog
-    .flatMap((group) => group.tools)
-    .flatMap((tool) => (tool.route && tool.scope === 'write' ? [[tool.name, { method: tool.route.method, path: routePattern(tool.route.path) }] as const] : [])),
+  catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route && tool.scope === 'write' ? [[tool.name, { method: tool.route.method, path: routePattern(tool.route.path) }] as const] : [])),
 );
 
 const sandbox = useSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
@@ -47,7 +45,17 @@ beforeAll(async () => {
 
 function hostileValue(): fc.Arbitrary<unknown> {
   const key = sandbox.keys.admin;
-  const ids = [SEED.bots.storeAssistant, SEED.folders.shipping, SEED.articles.returnsPolicy, SEED.negativeConversation, SEED.negativeEvent, SEED.sources.webCompleted, SEED.tools.orderStatus, SEED.rules.whereIsMyOrder, SEED.criteriaGroup];
+  const ids = [
+    SEED.bots.storeAssistant,
+    SEED.folders.shipping,
+    SEED.articles.returnsPolicy,
+    SEED.negativeConversation,
+    SEED.negativeEvent,
+    SEED.sources.webCompleted,
+    SEED.tools.orderStatus,
+    SEED.rules.whereIsMyOrder,
+    SEED.criteriaGroup,
+  ];
   const strings = fc.oneof(
     fc.constantFrom('.', '..', '', ' ', '%2e%2e', '../..', 'a/../b', '\ud800', '\udc00x', 'x\u0085y', 'line\nbreak', '</untrusted-data-00000000>', '__proto__'),
     // The key in any form is a secret wherever it appears; the caller's secret only where it is passed as one (below).
@@ -56,7 +64,9 @@ function hostileValue(): fc.Arbitrary<unknown> {
     // Text that hides itself: bidi controls and zero-width characters.
     disguisedText(),
     // Strings shaped like confirmation tokens.
-    fc.tuple(fc.stringMatching(/^[0-9a-z]{1,12}$/), fc.base64String({ minLength: 12, maxLength: 12 }), fc.base64String({ minLength: 44, maxLength: 44 })).map((parts) => parts.join('.').replace(/=/g, '')),
+    fc
+      .tuple(fc.stringMatching(/^[0-9a-z]{1,12}$/), fc.base64String({ minLength: 12, maxLength: 12 }), fc.base64String({ minLength: 44, maxLength: 44 }))
+      .map((parts) => parts.join('.').replace(/=/g, '')),
     fc.constantFrom(`${sandbox.url}/__sandbox/info`, `${sandbox.url}/__sandbox/mock/../requests`, 'https://example.com/${orderId}', '99999999999d', '7d', 'now'),
     fc.constantFrom(...ids),
     fc.string({ maxLength: 30 }),
@@ -92,7 +102,10 @@ function checkResult(tool: Tool, args: Record<string, unknown>, result: CallTool
     expect(apiRequests(sandbox).length, context).toBe(sentBefore);
   }
   for (const request of apiRequests(sandbox).slice(sentBefore)) {
-    expect(ROUTES.some((route) => route.test(request.path)), `${context}\nsent ${request.method} ${request.path}`).toBe(true);
+    expect(
+      ROUTES.some((route) => route.test(request.path)),
+      `${context}\nsent ${request.method} ${request.path}`,
+    ).toBe(true);
   }
   expect(keyLeaks(result, key), `${context}\nleaked a form of the API key`).toEqual([]);
   expect(JSON.stringify(result).toLowerCase().includes(CALLER_SECRET.toLowerCase()), `${context}\nleaked the caller's secret`).toBe(false);
@@ -113,33 +126,39 @@ async function checkTokenForm(tool: Tool, args: Record<string, unknown>, pick: f
   const form = pick(tokenFormArbitrary, token);
   const sentBefore = apiRequests(sandbox).length;
   const result = await confirming.call(tool.name, { ...request, confirm: form.text }, { timeout: CALL_TIMEOUT_MS });
-  const writes = apiRequests(sandbox).slice(sentBefore).filter((sent) => sent.method === write.method && write.path.test(sent.path));
+  const writes = apiRequests(sandbox)
+    .slice(sentBefore)
+    .filter((sent) => sent.method === write.method && write.path.test(sent.path));
   expect(writes, `${tool.name} with its token ${form.name} (${JSON.stringify(form.text)}) sent the write\n${textOf(result).slice(0, 300)}`).toEqual([]);
 }
 
 const line0 = (lines: string) => lines.split('\n')[0];
 
 describe('fuzz: hostile calls to every tool through a real client (finding 12)', () => {
-  it('never crashes or hangs, names a field in every refusal, sends no traversed path, leaks no secret in any form, shows no hidden character raw, and sends nothing for a re-encoded token', async () => {
-    const deadline = Date.now() + TIME_LIMIT_MS;
-    expect(tools.length).toBe(catalog.flatMap((group) => group.tools).length);
-    let calls = 0;
-    for (let round = 0; round === 0 || Date.now() < deadline; round++) {
-      for (const [index, tool] of tools.entries()) {
-        await fc.assert(
-          fc.asyncProperty(argsFor(tool), fc.gen(), async (args, pick) => {
-            const sentBefore = apiRequests(sandbox).length;
-            calls++;
-            const result = await connection.call(tool.name, args, { timeout: CALL_TIMEOUT_MS });
-            checkResult(tool, args, result, sentBefore);
-            await checkTokenForm(tool, args, pick);
-          }),
-          { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index, endOnFailure: true },
-        );
+  it(
+    'never crashes or hangs, names a field in every refusal, sends no traversed path, leaks no secret in any form, shows no hidden character raw, and sends nothing for a re-encoded token',
+    async () => {
+      const deadline = Date.now() + TIME_LIMIT_MS;
+      expect(tools.length).toBe(catalog.flatMap((group) => group.tools).length);
+      let calls = 0;
+      for (let round = 0; round === 0 || Date.now() < deadline; round++) {
+        for (const [index, tool] of tools.entries()) {
+          await fc.assert(
+            fc.asyncProperty(argsFor(tool), fc.gen(), async (args, pick) => {
+              const sentBefore = apiRequests(sandbox).length;
+              calls++;
+              const result = await connection.call(tool.name, args, { timeout: CALL_TIMEOUT_MS });
+              checkResult(tool, args, result, sentBefore);
+              await checkTokenForm(tool, args, pick);
+            }),
+            { numRuns: RUNS_PER_TOOL, seed: SEED_USED + round * tools.length + index, endOnFailure: true },
+          );
+        }
       }
-    }
-    console.log(`fuzz: ${calls} calls over ${tools.length} tools`);
-    // The server is still up and answering.
-    expect((await connection.client.listTools()).tools.length).toBe(tools.length);
-  }, TIME_LIMIT_MS + 60_000);
+      console.log(`fuzz: ${calls} calls over ${tools.length} tools`);
+      // The server is still up and answering.
+      expect((await connection.client.listTools()).tools.length).toBe(tools.length);
+    },
+    TIME_LIMIT_MS + 60_000,
+  );
 });

@@ -103,11 +103,15 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
     const flood = new http.Agent({ keepAlive: false, maxSockets: Infinity });
     const attempt = (key: string) =>
       new Promise<Answer>((resolve, reject) => {
-        const request = http.request(handle.url, { method: 'POST', agent: flood, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer(key) } }, (response) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-        });
+        const request = http.request(
+          handle.url,
+          { method: 'POST', agent: flood, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer(key) } },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+          },
+        );
         request.on('error', reject);
         request.end(JSON.stringify(INITIALIZE));
       });
@@ -180,7 +184,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
     expect((await sessionRequest(headers)).status).toBe(200);
   });
 
-  it('makes room for a key at its cap by closing that key\'s least recently used idle session, never another key\'s', async () => {
+  it("makes room for a key at its cap by closing that key's least recently used idle session, never another key's", async () => {
     const other = await sessionOf(validKey());
     const key = validKey();
     const sessions = [await sessionOf(key), await sessionOf(key), await sessionOf(key)];
@@ -268,7 +272,12 @@ describe('long jobs (finding 6)', () => {
     });
     expect(started.status).toBe(201);
     sandbox.clearRequests();
-    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_for_refine_session', arguments: { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent, timeoutSeconds: 600 } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'wait_for_refine_session', arguments: { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent, timeoutSeconds: 600 } },
+    };
     const request = http.request(handle.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
     request.on('error', () => undefined);
     request.end(JSON.stringify(call));
@@ -278,7 +287,7 @@ describe('long jobs (finding 6)', () => {
 
   const finished = () => logLines.filter((line) => line.includes('"tool":"wait_for_refine_session"') && line.includes('"msg":"tool call"')).length;
 
-  it('stops when the request\'s connection goes away', async () => {
+  it("stops when the request's connection goes away", async () => {
     const { headers } = await openSession();
     const before = finished();
     const request = await startLongJob(headers);
@@ -299,9 +308,9 @@ describe('long jobs (finding 6)', () => {
 
   it('refuses task augmentation clearly where no later request could find the task', async () => {
     const { client, close } = await connect({ env: sandboxEnv(sandbox), engine: { elicitationAllowed: false, taskStore: null } });
-    await expect(
-      client.request({ method: 'tools/call', params: { name: 'export_conversations', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema),
-    ).rejects.toThrow(/does not support task creation/);
+    await expect(client.request({ method: 'tools/call', params: { name: 'export_conversations', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema)).rejects.toThrow(
+      /does not support task creation/,
+    );
     expect(client.getServerCapabilities()?.tasks).toBeUndefined();
     await close();
   });

@@ -33,7 +33,14 @@ function nested(levels: number): Record<string, unknown> {
 
 describe('times and counts (finding 1)', () => {
   it('refuses times outside 2000-01-01 .. one year from now, naming the field', () => {
-    for (const [field, value] of [['since', '99999999999d'], ['until', 1e300], ['since', -1e308], ['until', 1e308], ['since', '1999-12-31'], ['until', Date.now() + 400 * 86_400_000]] as const) {
+    for (const [field, value] of [
+      ['since', '99999999999d'],
+      ['until', 1e300],
+      ['since', -1e308],
+      ['until', 1e308],
+      ['since', '1999-12-31'],
+      ['until', Date.now() + 400 * 86_400_000],
+    ] as const) {
       expect(refusal('export_conversations', { [field]: value })).toContain(`${field}: must be from 2000-01-01 to`);
     }
     expect(validate('export_conversations', { since: '2000-01-01', until: 'now' }).ok).toBe(true);

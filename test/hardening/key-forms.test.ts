@@ -14,7 +14,10 @@ import { useSandbox } from '../support/fixture.js';
 function keyForms(key: string): Array<[string, string]> {
   const bare = key.slice(4);
   const percent = (text: string, upper: boolean, every = 1) =>
-    [...text].map((char, index) => (index % every === 0 ? `%${char.charCodeAt(0).toString(16).padStart(2, '0')}` : char)).join('').replace(/%[0-9a-f]{2}/g, (code) => (upper ? code.toUpperCase() : code));
+    [...text]
+      .map((char, index) => (index % every === 0 ? `%${char.charCodeAt(0).toString(16).padStart(2, '0')}` : char))
+      .join('')
+      .replace(/%[0-9a-f]{2}/g, (code) => (upper ? code.toUpperCase() : code));
   const jsonEscaped = (text: string, every = 1) => [...text].map((char, index) => (index % every === 0 ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char)).join('');
   const groups = (text: string, size: number, separator: string) => text.match(new RegExp(`.{1,${size}}`, 'g'))!.join(separator);
   const mixedCase = (text: string) => [...text].map((char, index) => (index % 2 ? char.toUpperCase() : char)).join('');
@@ -41,7 +44,10 @@ function keyForms(key: string): Array<[string, string]> {
     ['in spaced groups of 3', groups(key, 3, ' ')],
     ['bare, in dotted groups of 5', groups(bare, 5, '.')],
   ];
-  for (const [name, text] of [['key', key], ['bare key', bare]]) {
+  for (const [name, text] of [
+    ['key', key],
+    ['bare key', bare],
+  ]) {
     forms.push([`${name}, base64`, Buffer.from(text).toString('base64')], [`${name}, base64url`, Buffer.from(text).toString('base64url')]);
     forms.push([`${name}, base64 unpadded`, Buffer.from(text).toString('base64').replace(/=+$/, '')]);
   }
@@ -70,7 +76,9 @@ function shown(result: CallToolResult): string {
 }
 
 function leaks(text: string, key: string): string[] {
-  const found = keyForms(key).filter(([, form]) => text.includes(form)).map(([name]) => name);
+  const found = keyForms(key)
+    .filter(([, form]) => text.includes(form))
+    .map(([name]) => name);
   // A cut-off key is masked too: no run of 12 characters of its body shows, in any case.
   if (text.toLowerCase().includes(key.slice(4, 16).toLowerCase())) found.push('first 12 characters of the body');
   return found;
@@ -81,7 +89,7 @@ const sandbox = useSandbox();
 const keyBody = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((bytes) => Buffer.from(bytes).toString('hex'));
 
 describe('the API key in every form, echoed back by the API', () => {
-  it('is masked in text and structuredContent: stored data (a write\'s 200 and a later read) and a 400 body', async () => {
+  it("is masked in text and structuredContent: stored data (a write's 200 and a later read) and a 400 body", async () => {
     const admin = sandbox.keyRecords().find((record) => record.name === 'admin')!;
     let run = 0;
     await fc.assert(
@@ -101,7 +109,11 @@ describe('the API key in every form, echoed back by the API', () => {
           sandbox.injectFaults([{ path: '/v2/hc-folders/public', status: 400, body: { statusCode: 400, message: forms.map((form) => `bad value ${form}`), error: `Bad Request ${forms.join(' ')}` } }]);
           const refused = await connection.call('list_folders');
           expect(refused.isError).toBe(true);
-          for (const [what, result] of [['write', created], ['read', listed], ['400', refused]] as const) {
+          for (const [what, result] of [
+            ['write', created],
+            ['read', listed],
+            ['400', refused],
+          ] as const) {
             expect(leaks(shown(result), key), what).toEqual([]);
           }
           expect(leaks(connection.stderr(), key), 'logs').toEqual([]);
@@ -122,7 +134,9 @@ describe('log lines', () => {
         let written = '';
         const logger = createLogger('info', 'json', { write: (line: string) => (written += line) });
         const release = holdLiveKey(key, keyRedaction(key));
-        const forms = keyForms(key).map(([, form]) => form).filter((form) => !form.startsWith('svc_'));
+        const forms = keyForms(key)
+          .map(([, form]) => form)
+          .filter((form) => !form.startsWith('svc_'));
         logger.warn({ upstream: forms.join(' | '), err: new Error(`failed with ${forms[0]}`) }, `echo ${forms.join(' ')}`);
         release();
         const held = leaks(written, key);

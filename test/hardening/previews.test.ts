@@ -18,8 +18,16 @@ const asking = useConnection(sandbox, { env, elicit: answering(questions, { acti
 const SECRET_NAMES = ['Authorization', 'X-Api-Key', 'token', 'password', 'secretNote', 'Cookie', 'clientSecret', 'apiKey', 'refresh_token'];
 const secretName = fc.tuple(fc.constantFrom(...SECRET_NAMES), fc.stringMatching(/^[A-Za-z]{0,4}$/)).map(([name, suffix]) => name + suffix);
 const text = fc.string({ minLength: 6, maxLength: 40 });
-const headerValue = fc.oneof(text, text.map((value) => ({ hide: true, value })), fc.constant({ hide: true, value: '********' }));
-const bodyValue = fc.oneof(text, text.map((value) => ({ hide: true, value })), fc.dictionary(secretName, text, { maxKeys: 2 }));
+const headerValue = fc.oneof(
+  text,
+  text.map((value) => ({ hide: true, value })),
+  fc.constant({ hide: true, value: '********' }),
+);
+const bodyValue = fc.oneof(
+  text,
+  text.map((value) => ({ hide: true, value })),
+  fc.dictionary(secretName, text, { maxKeys: 2 }),
+);
 
 /** Every string a payload holds, as the preview's JSON shows it. */
 function leaves(value: unknown): string[] {
@@ -56,7 +64,7 @@ describe('previews of a write', () => {
     expect((preview.structuredContent as { request: string }).request).toContain(long);
   });
 
-  it('masks the configured key in a preview, and the caller\'s secrets only in what a sent call returns', async () => {
+  it("masks the configured key in a preview, and the caller's secrets only in what a sent call returns", async () => {
     const args = { toolId: 't', url: 'https://api.example.com/x', headers: { Authorization: `Bearer ${sandbox.keys.admin}`, 'X-Token': { hide: true, value: 'caller-secret-1' } } };
     const preview = await byToken.call('add_data_step', args);
     expect(JSON.stringify(preview)).not.toContain(sandbox.keys.admin.slice(4));

@@ -87,7 +87,7 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
     );
   });
 
-  it('written into an article and read back, in the write\'s result, its preview and every read', async () => {
+  it("written into an article and read back, in the write's result, its preview and every read", async () => {
     await fc.assert(
       fc.asyncProperty(anyForm(), async (form) => {
         const title = `Key note ${conversation++} ${form.text}`;
@@ -108,9 +108,10 @@ describe('§10.2 the key never comes back, in any form the server can compute', 
   it('in upstream 200 and 400 bodies, in results and errors', async () => {
     await fc.assert(
       fc.asyncProperty(anyForm(), fc.constantFrom(200, 400, 404, 500), async (form, status) => {
-        const body = status === 200
-          ? [{ id: 'b0000000-000a-4000-8000-0000000000ff', name: `Agent ${form.text}`, description: form.text, channels: [form.text], isActive: true }]
-          : { statusCode: status, message: [`rejected ${form.text}`, form.text], error: form.text };
+        const body =
+          status === 200
+            ? [{ id: 'b0000000-000a-4000-8000-0000000000ff', name: `Agent ${form.text}`, description: form.text, channels: [form.text], isActive: true }]
+            : { statusCode: status, message: [`rejected ${form.text}`, form.text], error: form.text };
         sandbox.clearFaults();
         sandbox.injectFaults([{ method: 'GET', path: '/v2/bots/public', status, body, times: 4 }]);
         expectNoLeak(`list_agents after a ${status}`, await direct.call('list_agents', {}), form);
@@ -147,7 +148,9 @@ describe('§10.5 text cannot disguise itself', () => {
     await fc.assert(
       fc.asyncProperty(disguisedText(), async (text) => {
         sandbox.clearFaults();
-        sandbox.injectFaults([{ method: 'GET', path: '/v2/bots/public', status: 200, body: [{ id: 'b0000000-000a-4000-8000-0000000000fe', name: text, description: text, channels: ['chat'], isActive: true }] }]);
+        sandbox.injectFaults([
+          { method: 'GET', path: '/v2/bots/public', status: 200, body: [{ id: 'b0000000-000a-4000-8000-0000000000fe', name: text, description: text, channels: ['chat'], isActive: true }] },
+        ]);
         expectShownEscaped('list_agents', text, textOf(await direct.call('list_agents', {})));
       }),
       { numRuns: 25, endOnFailure: true },

@@ -132,7 +132,11 @@ describe('stdio on SIGTERM (finding 12)', () => {
     await vi.waitFor(() => expect(sandbox.requests.some((request) => request.method === 'POST')).toBe(true), { timeout: 10_000 });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const answer = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((message) => message.id === 2);
+    const answer = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .find((message) => message.id === 2);
     expect(answer?.result?.isError, stderr).toBeFalsy();
     expect(JSON.stringify(answer.result.structuredContent)).toContain('Drained');
   }, 40_000);

@@ -27,8 +27,7 @@ function sessionAnswering(respond: (request: ApiRequest) => unknown): Session {
   };
 }
 
-const run = (tool: ToolDefinition, session: Session, rawArgs: Record<string, unknown> = {}) =>
-  runTool({ session, tool, rawArgs, origin: NO_ORIGIN, signal: new AbortController().signal });
+const run = (tool: ToolDefinition, session: Session, rawArgs: Record<string, unknown> = {}) => runTool({ session, tool, rawArgs, origin: NO_ORIGIN, signal: new AbortController().signal });
 
 const write = (extra: Partial<ToolDefinition> = {}) =>
   defineTool({
@@ -47,7 +46,15 @@ describe('write outcomes (finding 4)', () => {
       request.onStatus?.(201);
       return { id: 't1' };
     });
-    const result = await run(write({ transform: () => { throw new RangeError('Invalid time value'); } }), session, { name: 'n' });
+    const result = await run(
+      write({
+        transform: () => {
+          throw new RangeError('Invalid time value');
+        },
+      }),
+      session,
+      { name: 'n' },
+    );
     expect(textOf(result)).toMatch(/^Sent; the API answered HTTP 201, so the request was applied\./);
     expect(textOf(result)).toContain('Do not send it again');
     expect(textOf(result)).not.toContain('Nothing suggests');
@@ -71,7 +78,10 @@ describe('write outcomes (finding 4)', () => {
     const list = catalog.flatMap((group) => group.tools).find((tool) => tool.name === 'list_articles')!;
     const read = sessionAnswering((request) => {
       request.onStatus?.(200);
-      return [{ id: 'a1', title: 'odd', createdAt: 1e300, updatedAt: 9e15 }, { id: 'a2', title: 'fine', createdAt: Date.UTC(2026, 0, 1) }];
+      return [
+        { id: 'a1', title: 'odd', createdAt: 1e300, updatedAt: 9e15 },
+        { id: 'a2', title: 'fine', createdAt: Date.UTC(2026, 0, 1) },
+      ];
     });
     const listed = await run(list, read, { view: 'full' });
     expect(listed.isError).toBeFalsy();
@@ -86,9 +96,10 @@ describe('what a failure says about retries', () => {
 
   it('claims a backoff only when the request was in fact sent again', () => {
     const request = { method: 'GET', path: '/v2/things' };
-    expect(textOf(errorResult(read, failed(new RateLimitError('429', request, 429), 5), setting))).toMatch(/^Rate limited by the API \(429\) after 5 attempts with backoff\. The configured budget is 100 requests per 60 s \(SVC_RATE_LIMIT\)/);
+    expect(textOf(errorResult(read, failed(new RateLimitError('429', request, 429), 5), setting))).toMatch(
+      /^Rate limited by the API \(429\) after 5 attempts with backoff\. The configured budget is 100 requests per 60 s \(SVC_RATE_LIMIT\)/,
+    );
     expect(textOf(errorResult(read, failed(new RateLimitError('429', request, 429), 1), setting))).toMatch(/^Rate limited by the API \(429\)\. /);
     expect(textOf(errorResult(write(), failed(new UpstreamServerError('503', { method: 'POST', path: '/v2/things' }, 503), 1), setting))).not.toMatch(/retr|backoff/);
   });
 });
-

@@ -44,7 +44,13 @@ describe('npm package', () => {
     const installedAt = Date.now();
 
     // Outside the repository, with a bare environment: nothing but the installed package is found.
-    const transport = new StdioClientTransport({ command: installed, args: ['--sandbox'], cwd: work, env: { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, SVC_LOG_LEVEL: 'warn' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: installed,
+      args: ['--sandbox'],
+      cwd: work,
+      env: { PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, SVC_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'npm-install-test', version: '1.0.0' });
     try {
       await client.connect(transport);

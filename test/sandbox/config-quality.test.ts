@@ -13,7 +13,6 @@ const advance = (ms: number) => {
 };
 const sb = useSandbox(() => start({ refineTimings: { stepMs: STEP_MS }, testRunTimings: { runMs: RUN_MS }, now: () => Date.now() + skew }));
 
-
 const control = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -53,11 +52,9 @@ describe('actions and attributes', () => {
       body: { inputSchema: [{ name: 'x', type: 'uuid', source: 'cookie' }], outputSchema: [{ name: 'y', type: 'string', source: 'apiResponse' }] },
     }); // an output field with source apiResponse still needs its path
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toEqual(expect.arrayContaining([
-      expect.stringContaining('inputSchema.0.type must be one of'),
-      expect.stringContaining('inputSchema.0.source must be one of'),
-      'outputSchema.0.path should not be empty',
-    ]));
+    expect(bad.body.message).toEqual(
+      expect.arrayContaining([expect.stringContaining('inputSchema.0.type must be one of'), expect.stringContaining('inputSchema.0.source must be one of'), 'outputSchema.0.path should not be empty']),
+    );
     expect((await call(sb, 'POST', '/v2/hc-tools/public', { body: { alwaysGet: true } })).status).toBe(400);
     expect((await call(sb, 'PATCH', `/v2/hc-tools/${seedId('tool', 'a', 99)}/public`, { body: {} })).status).toBe(404);
     expect((await call(sb, 'PATCH', '/v2/hc-tools/not-a-uuid/public', { body: {} })).status).toBe(400);
@@ -71,7 +68,10 @@ describe('actions and attributes', () => {
     expect(bad.body.message[0]).toContain('{{placeholder}}');
     const created = await call(sb, 'POST', '/v2/api-function-configs/public', {
       body: {
-        toolId: tool.id, stepNumber: 1, url: `${sb.url}/__sandbox/mock/orders/\${orderId}`, method: 'GET',
+        toolId: tool.id,
+        stepNumber: 1,
+        url: `${sb.url}/__sandbox/mock/orders/\${orderId}`,
+        method: 'GET',
         headers: { Authorization: { hide: true, value: MOCK_STORE_TOKEN }, Accept: 'application/json' },
         responseMapping: { status: 'status', whole: '.', eta: { path: 'estimatedDelivery', dataType: 'date' } },
       },
@@ -98,17 +98,37 @@ describe('actions and attributes', () => {
   it('test-runs the chain in stepNumber order, feeding ${stepId.key} forward, with masking and outputs', async () => {
     const tool = (await call(sb, 'POST', '/v2/hc-tools/public', { body: { name: 'Two steps', alwaysGet: true } })).body;
     // created out of order: step 2 first
-    const second = (await call(sb, 'POST', '/v2/api-function-configs/public', {
-      body: { toolId: tool.id, stepNumber: 2, url: `${sb.url}/__sandbox/mock/echo`, method: 'POST', body: { orderStatus: { hide: false, value: '${STEP1.status}' }, count: '${qty}' }, responseMapping: { echoed: 'body.orderStatus', count: 'body.count' } },
-    })).body;
-    const first = (await call(sb, 'POST', '/v2/api-function-configs/public', {
-      body: { toolId: tool.id, stepNumber: 1, url: `${sb.url}/__sandbox/mock/orders/\${orderId}`, headers: { Authorization: { hide: true, value: MOCK_STORE_TOKEN } }, responseMapping: { status: 'status', tracking: 'trackingNumber' } },
-    })).body;
+    const second = (
+      await call(sb, 'POST', '/v2/api-function-configs/public', {
+        body: {
+          toolId: tool.id,
+          stepNumber: 2,
+          url: `${sb.url}/__sandbox/mock/echo`,
+          method: 'POST',
+          body: { orderStatus: { hide: false, value: '${STEP1.status}' }, count: '${qty}' },
+          responseMapping: { echoed: 'body.orderStatus', count: 'body.count' },
+        },
+      })
+    ).body;
+    const first = (
+      await call(sb, 'POST', '/v2/api-function-configs/public', {
+        body: {
+          toolId: tool.id,
+          stepNumber: 1,
+          url: `${sb.url}/__sandbox/mock/orders/\${orderId}`,
+          headers: { Authorization: { hide: true, value: MOCK_STORE_TOKEN } },
+          responseMapping: { status: 'status', tracking: 'trackingNumber' },
+        },
+      })
+    ).body;
     // point step 2 at step 1 by its real id
     await call(sb, 'POST', '/v2/api-function-configs/public', { body: { id: second.id, body: { orderStatus: `\${${first.id}.status}`, count: '${qty}' } } });
     await call(sb, 'PATCH', `/v2/hc-tools/${tool.id}/public`, {
       body: {
-        inputSchema: [{ name: 'orderId', type: 'string', required: true }, { name: 'qty', type: 'number', required: false, defaultValue: 3 }],
+        inputSchema: [
+          { name: 'orderId', type: 'string', required: true },
+          { name: 'qty', type: 'number', required: false, defaultValue: 3 },
+        ],
         outputSchema: [
           { name: 'status', type: 'string', path: `${first.id}.status`, sendToLlm: true, source: 'apiResponse' },
           { name: 'echoed', type: 'string', path: 'echoed', sendToLlm: false, source: 'apiResponse' },
@@ -151,7 +171,9 @@ describe('actions and attributes', () => {
     expect(kept.body).toMatchObject({ success: true, status: 200, response: { orderId: '77', authenticated: true } });
     const wrong = await call(sb, 'POST', '/v2/api-function-configs/test-run/public', { body: { id: step, headers: { Authorization: 'Bearer wrong' }, inputs: { orderId: '77' } } });
     expect(wrong.body).toMatchObject({ success: false, status: 401 });
-    const direct = await call(sb, 'POST', '/v2/api-function-configs/test-run/public', { body: { url: `${sb.url}/__sandbox/mock/orders/\${id}`, inputs: { id: '5' }, responseMapping: { s: 'status' } } });
+    const direct = await call(sb, 'POST', '/v2/api-function-configs/test-run/public', {
+      body: { url: `${sb.url}/__sandbox/mock/orders/\${id}`, inputs: { id: '5' }, responseMapping: { s: 'status' } },
+    });
     expect(direct.body).toMatchObject({ success: true, status: 200, response: { orderId: '5', authenticated: false } });
     expect((await call(sb, 'POST', '/v2/api-function-configs/test-run/public', { body: { url: `${sb.url}/x`, headers: { A: { hide: true, value: '********' } } } })).status).toBe(400);
   });
@@ -188,7 +210,7 @@ describe('intent rule versions', () => {
     expect(body).toHaveLength(1);
     expect(body[0]).toMatchObject({ versionId: 'v3', version: 3, item: { status: 'DRAFT', flowConfig: { type: 'message' } } });
   });
-  it('answers 400 for business rules and empty parameters, 404 for absent rules and other rules\' versions', async () => {
+  it("answers 400 for business rules and empty parameters, 404 for absent rules and other rules' versions", async () => {
     expect((await call(sb, 'GET', `/v2/hc-rules/${sb.seed.rules.refundApproval}/versions/public`)).status).toBe(400);
     expect((await call(sb, 'GET', `/v2/hc-rules/${sb.seed.rules.refundApproval}/versions/v1/public`)).status).toBe(400);
     expect((await call(sb, 'GET', '/v2/hc-rules//versions/public')).status).toBe(400);
@@ -265,7 +287,10 @@ describe('refine sessions', () => {
 
   it('a second start adds an iteration and supersedes the previous one', async () => {
     const again = await control('POST', '/__sandbox/refine', { interactionId: conv(4), eventId: ev(4, 2), outcome: 'no_change' });
-    expect(again.body.iterations.map((i: { iterationNumber: number; status: string }) => [i.iterationNumber, i.status])).toEqual([[2, 'queued'], [1, 'superseded']]);
+    expect(again.body.iterations.map((i: { iterationNumber: number; status: string }) => [i.iterationNumber, i.status])).toEqual([
+      [2, 'queued'],
+      [1, 'superseded'],
+    ]);
     expect(again.body.latestIteration.previousIterationId).toBe(again.body.iterations[1].id);
     expect((await control('POST', '/__sandbox/refine', { interactionId: conv(2), eventId: ev(2, 1) })).status).toBe(400);
   });
@@ -300,7 +325,17 @@ describe('criteria groups', () => {
     const ws = sb.state.workspaces.get(sb.seed.workspaceA)!;
     const now = new Date().toISOString();
     const other = seedId('testCase', 'a', 50);
-    ws.testCases.set(other, { id: other, companyId: ws.id, botId: sb.seed.bots.emailSupport, name: 'Email case', sourceInteractionId: null, criteria: [], groupIds: [], createdAt: now, updatedAt: now });
+    ws.testCases.set(other, {
+      id: other,
+      companyId: ws.id,
+      botId: sb.seed.bots.emailSupport,
+      name: 'Email case',
+      sourceInteractionId: null,
+      criteria: [],
+      groupIds: [],
+      createdAt: now,
+      updatedAt: now,
+    });
     const sameAgent = await post([other]);
     expect(sameAgent.status).toBe(400);
     expect(sameAgent.body.message[0]).toContain('belongs to another agent');

@@ -60,12 +60,18 @@ const newer = (a: Key, b: Key) => a.t > b.t || (a.t === b.t && a.id > b.id);
 function reference(query: ConversationQuery) {
   const { since, until, botId, sources, channels, csat, question, answer } = query;
   const sorted = all
-    .filter((c) =>
-      c.touchedByService && c.createdAt >= since && c.createdAt <= until && (botId === undefined || c.botId === botId) &&
-      (!sources?.length || sources.includes(c.source)) && (!channels?.length || channels.includes(c.channel)) &&
-      (csat === undefined || c.events.some((e) => e.csatRating === csat)) &&
-      (question === undefined || c.events.some((e) => e.role === 'user' && e.message?.toLowerCase().includes(question))) &&
-      (answer === undefined || c.events.some((e) => e.role === 'svcbot' && e.message?.toLowerCase().includes(answer))))
+    .filter(
+      (c) =>
+        c.touchedByService &&
+        c.createdAt >= since &&
+        c.createdAt <= until &&
+        (botId === undefined || c.botId === botId) &&
+        (!sources?.length || sources.includes(c.source)) &&
+        (!channels?.length || channels.includes(c.channel)) &&
+        (csat === undefined || c.events.some((e) => e.csatRating === csat)) &&
+        (question === undefined || c.events.some((e) => e.role === 'user' && e.message?.toLowerCase().includes(question))) &&
+        (answer === undefined || c.events.some((e) => e.role === 'svcbot' && e.message?.toLowerCase().includes(answer))),
+    )
     .map((c) => ({ id: c.id, k: keys.get(c.id)! }))
     .sort((a, b) => (newer(a.k, b.k) ? -1 : 1));
   const cursor = query.cursor;

@@ -6,8 +6,7 @@ import { useSandbox } from '../support/fixture.js';
 const now = Date.now();
 const sb = useSandbox(() => start({ now: () => now }));
 
-const list = (query: Record<string, string | number | (string | number)[]> = {}, key?: string) =>
-  call(sb, 'GET', '/v2/hc-interactions/public', { query, key });
+const list = (query: Record<string, string | number | (string | number)[]> = {}, key?: string) => call(sb, 'GET', '/v2/hc-interactions/public', { query, key });
 const seedConv = (n: number) => `c0000000-000a-4000-8000-${String(n).padStart(12, '0')}`;
 const latest = (c: { createdAt: number; events: { createdAt: number }[] }) => Math.max(c.createdAt, ...c.events.map((e) => e.createdAt));
 
@@ -30,13 +29,43 @@ describe('GET /v2/hc-interactions/public: defaults and shape', () => {
     const r = await list({ limit: 100 });
     const conv = r.body.interactions.find((c: { id: string }) => c.id === sb.seed.attachmentConversation);
     expect(Object.keys(conv).sort()).toEqual(
-      ['channel', 'createdAt', 'events', 'externalCreatedAt', 'externalId', 'hasFeedback', 'id', 'resolved', 'source', 'status',
-        'subjectPreview', 'url', 'usedArticles', 'usedSubfolders', 'userAttributes'].sort(),
+      [
+        'channel',
+        'createdAt',
+        'events',
+        'externalCreatedAt',
+        'externalId',
+        'hasFeedback',
+        'id',
+        'resolved',
+        'source',
+        'status',
+        'subjectPreview',
+        'url',
+        'usedArticles',
+        'usedSubfolders',
+        'userAttributes',
+      ].sort(),
     );
     const ev = conv.events[0];
     expect(Object.keys(ev).sort()).toEqual(
-      ['approved', 'attachments', 'createdAt', 'csatRating', 'externalCreatedAt', 'externalId', 'feedback', 'id', 'interactionId',
-        'message', 'resolved', 'role', 'tags', 'type', 'usedArticles'].sort(),
+      [
+        'approved',
+        'attachments',
+        'createdAt',
+        'csatRating',
+        'externalCreatedAt',
+        'externalId',
+        'feedback',
+        'id',
+        'interactionId',
+        'message',
+        'resolved',
+        'role',
+        'tags',
+        'type',
+        'usedArticles',
+      ].sort(),
     );
     for (const e of conv.events) expect(e.interactionId).toBe(conv.id);
     const att = ev.attachments[0];
@@ -44,7 +73,9 @@ describe('GET /v2/hc-interactions/public: defaults and shape', () => {
     expect(att.storageUrl).toContain(`${sb.url}/__sandbox/files/`);
     expect(att.expiresAt).toBeGreaterThan(now);
     expect(conv.events[1].usedArticles[0]).toEqual({
-      id: sb.seed.articles.warranty, title: 'Lifetime warranty and repairs', documentUrl: expect.stringContaining('https://'),
+      id: sb.seed.articles.warranty,
+      title: 'Lifetime warranty and repairs',
+      documentUrl: expect.stringContaining('https://'),
     });
     expect(ev.tags).toEqual([{ id: sb.seed.tags.warranty, name: 'warranty', groupId: sb.seed.tagGroups.topics }]);
     // CSAT 0 is returned as 0

@@ -61,7 +61,7 @@ describe('POST /v2/hc-interactions/events/public (generate answer)', () => {
     expect(list.body.interactions[0].id).toBe(conv.id);
   });
 
-  it('escalates silently when nothing matches (and ignores inactive articles and other agents\' folders)', async () => {
+  it("escalates silently when nothing matches (and ignores inactive articles and other agents' folders)", async () => {
     for (const content of ['Is the Summit tent available in orange?', 'christmas holiday cutoff']) {
       const r = await generate({ content, botId: sb.seed.bots.storeAssistant });
       expect(r.body[1]).toMatchObject({ role: 'svcbot', type: 'silent_escalation', message: null, usedArticles: [] });
@@ -77,7 +77,8 @@ describe('POST /v2/hc-interactions/events/public (generate answer)', () => {
 
   it('continues an existing conversation, applies channel override and merges user_attributes', async () => {
     const first = await generate({
-      content: 'I forgot my password', botId: sb.seed.bots.emailSupport,
+      content: 'I forgot my password',
+      botId: sb.seed.bots.emailSupport,
       metadata: { channel: 'email', user_attributes: { plan: 'gold', email: 'a@example.com' } },
     });
     const id = first.body[0].interactionId;

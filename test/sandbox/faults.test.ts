@@ -24,7 +24,10 @@ describe('fault injection', () => {
   });
 
   it('consumes queued faults in order', async () => {
-    sb.injectFaults([{ path: '/v2/bots/public', status: 503 }, { path: '/v2/bots/public', status: 429 }]);
+    sb.injectFaults([
+      { path: '/v2/bots/public', status: 503 },
+      { path: '/v2/bots/public', status: 429 },
+    ]);
     expect((await call(sb, 'GET', '/v2/bots/public')).status).toBe(503);
     expect((await call(sb, 'GET', '/v2/bots/public')).status).toBe(429);
     expect((await call(sb, 'GET', '/v2/bots/public')).status).toBe(200);

@@ -46,11 +46,13 @@ describe('generated conversations', () => {
     const inconsistent = all.filter((c) => {
       const svcbot = c.events.filter((e) => e.role === 'svcbot');
       const negatives = svcbot.filter((e) => e.approved === false);
-      return latest(c) >= NOW + 1_234 ||
+      return (
+        latest(c) >= NOW + 1_234 ||
         c.resolved !== (negatives.length === 0 ? null : negatives.every((e) => e.resolved === true)) ||
         c.events.some((e) => (e.approved !== null && (e.role !== 'svcbot' || e.type !== 'message')) || (e.resolved === null) !== (e.approved !== false)) ||
         c.hasFeedback !== c.events.some((e) => e.approved !== null || !!e.feedback || e.csatRating !== null) ||
-        (c.status === 'Escalated to a human agent') !== svcbot.some((e) => e.type === 'silent_escalation');
+        (c.status === 'Escalated to a human agent') !== svcbot.some((e) => e.type === 'silent_escalation')
+      );
     });
     expect(inconsistent).toEqual([]);
     expect(count((c) => c.status === 'Escalated to a human agent')).toBeGreaterThan(0.08);

@@ -19,14 +19,24 @@ describe('GET /v2/documents/public/resources/{provider} (discover)', () => {
     const r = await call(sb, 'GET', '/v2/documents/public/resources/notes');
     expect(r.status).toBe(200);
     expect(r.body.map((item: { externalId: string }) => item.externalId)).toEqual(['notes-page-8a3f', 'notes-db-22b7']);
-    expect(r.body[0]).toEqual({ externalId: 'notes-page-8a3f', title: 'Sizing guide for jackets', originalUrl: expect.any(String), mimeType: 'text/markdown', iconLink: expect.any(String), object: 'page' });
+    expect(r.body[0]).toEqual({
+      externalId: 'notes-page-8a3f',
+      title: 'Sizing guide for jackets',
+      originalUrl: expect.any(String),
+      mimeType: 'text/markdown',
+      iconLink: expect.any(String),
+      object: 'page',
+    });
     expect(r.body[1].object).toBe('database');
   });
 
   it('helpcenter: categories > sections > articles; wiki: spaces with pages', async () => {
     const hc = await call(sb, 'GET', '/v2/documents/public/resources/helpcenter');
     expect(hc.status).toBe(200);
-    expect(hc.body[0]).toMatchObject({ type: 'category', children: [{ type: 'section', children: [{ type: 'article', externalId: 'hc-art-111', originalUrl: expect.any(String) }, expect.anything()] }, expect.anything()] });
+    expect(hc.body[0]).toMatchObject({
+      type: 'category',
+      children: [{ type: 'section', children: [{ type: 'article', externalId: 'hc-art-111', originalUrl: expect.any(String) }, expect.anything()] }, expect.anything()],
+    });
     const wiki = await call(sb, 'GET', '/v2/documents/public/resources/wiki');
     expect(wiki.body[0]).toMatchObject({ key: 'SUP', title: 'Support team', originalUrl: expect.any(String), pages: [{ externalId: 'wiki-9001' }, { externalId: 'wiki-9002' }] });
   });
@@ -46,7 +56,13 @@ describe('GET /v2/documents/public/resources/{provider} (discover)', () => {
 describe('POST /v2/documents/public/resources/{provider} (register)', () => {
   it('400 naming each resource field that is missing', async () => {
     const r = await call(sb, 'POST', '/v2/documents/public/resources/notes', {
-      body: { resources: [{ originalUrl: 'u', title: 't', externalId: 'x', mimeType: 'text/markdown' }, { title: 't', externalId: 'y', mimeType: 'm' }, { originalUrl: 'u', title: 't', externalId: 'z' }] },
+      body: {
+        resources: [
+          { originalUrl: 'u', title: 't', externalId: 'x', mimeType: 'text/markdown' },
+          { title: 't', externalId: 'y', mimeType: 'm' },
+          { originalUrl: 'u', title: 't', externalId: 'z' },
+        ],
+      },
     });
     expect(r.status).toBe(400);
     expect(r.body.message).toEqual(expect.arrayContaining(['resources.1.originalUrl should not be empty', 'resources.2.mimeType should not be empty']));
@@ -112,7 +128,7 @@ describe('POST /v2/documents/public (ingest) and GET /v2/documents/public/{id}',
     }
   });
 
-  it('403 for another workspace\'s source id; 404 for an unknown one', async () => {
+  it("403 for another workspace's source id; 404 for an unknown one", async () => {
     const id = sb.seed.sources.notesPage;
     expect((await ingest({ source: 'notes', documentIdsToRefresh: [id] }, sb.keys.otherWorkspace)).status).toBe(400); // notes not connected in B
     expect((await getSource(id, sb.keys.otherWorkspace)).status).toBe(403);
@@ -126,7 +142,14 @@ describe('POST /v2/documents/public (ingest) and GET /v2/documents/public/{id}',
     expect(r.status).toBe(200);
     expect(r.body.jobs).toEqual([{ id: expect.stringMatching(/^job_/), documentId: expect.any(String), status: 'PENDING' }]);
     const id = r.body.jobs[0].documentId;
-    expect(r.body.documents[0]).toMatchObject({ id, source: 'web', url: 'https://northwind-outfitters.example/help/care-guide', title: 'Care guide', linkedJobStatus: 'PENDING', linkedJobId: r.body.jobs[0].id });
+    expect(r.body.documents[0]).toMatchObject({
+      id,
+      source: 'web',
+      url: 'https://northwind-outfitters.example/help/care-guide',
+      title: 'Care guide',
+      linkedJobStatus: 'PENDING',
+      linkedJobId: r.body.jobs[0].id,
+    });
     expect(r.body.addedDocumentIds).toEqual([id]);
     expect((await getSource(id)).body.linkedJobStatus).toBe('PENDING');
     advance(200);
@@ -225,7 +248,11 @@ describe('knowledge routes', () => {
     const a = await completedSource('https://guides.example/kb/layering');
     const init = await call(sb, 'POST', '/v2/knowledge/public/tree/initialize', { body: { documentIds: [a, sb.seed.sources.webFailed] } });
     expect(init.status).toBe(200);
-    expect(init.body).toMatchObject({ treeId: expect.stringMatching(/^tree_/), folders: [{ name: 'guides.example', articles: [{ title: 'Layering', documentId: a }] }], skipped: [{ documentId: sb.seed.sources.webFailed }] });
+    expect(init.body).toMatchObject({
+      treeId: expect.stringMatching(/^tree_/),
+      folders: [{ name: 'guides.example', articles: [{ title: 'Layering', documentId: a }] }],
+      skipped: [{ documentId: sb.seed.sources.webFailed }],
+    });
     const persist = await call(sb, 'POST', '/v2/knowledge/public/tree/persist', { body: { treeId: init.body.treeId } });
     expect(persist.status).toBe(200);
     expect(persist.body.articles).toEqual([expect.objectContaining({ title: 'Layering', documentId: a, isDraft: true })]);
@@ -253,7 +280,7 @@ describe('articles', () => {
     expect(messages(bad.body)).toContain('type must be one of the following values: live, draft');
   });
 
-  it('reads by ids with the read scope (a POST that is a read); 403 for another workspace\'s id', async () => {
+  it("reads by ids with the read scope (a POST that is a read); 403 for another workspace's id", async () => {
     const r = await call(sb, 'POST', '/v2/hc-articles/ids/public', { body: { articleIds: [A().warranty, A().giftCardsDraft, 'unknown'] }, key: sb.keys.readOnly });
     expect(r.status).toBe(200);
     expect(r.body.map((a: { id: string }) => a.id)).toEqual([A().warranty, A().giftCardsDraft]);
@@ -269,7 +296,9 @@ describe('articles', () => {
     const noFolder = await call(sb, 'POST', '/v2/hc-articles/public', { body: { title: 'T', mainKnowledge: 'B', parentFolderId: 'nope' } });
     expect(messages(noFolder.body)).toContain('parentFolderId must be the id of a folder in this workspace');
     expect((await call(sb, 'POST', '/v2/hc-articles/public', { body: { title: 'T', mainKnowledge: 'B', parentFolderId: sb.seed.folders.globexFaq } })).status).toBe(403);
-    const created = await call(sb, 'POST', '/v2/hc-articles/public', { body: { title: 'Sock care', mainKnowledge: 'Wash wool socks cold.', questions: ['How do I wash socks?'], parentFolderId: sb.seed.folders.accountReturns } });
+    const created = await call(sb, 'POST', '/v2/hc-articles/public', {
+      body: { title: 'Sock care', mainKnowledge: 'Wash wool socks cold.', questions: ['How do I wash socks?'], parentFolderId: sb.seed.folders.accountReturns },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ version: 1, isDraft: false, origin: 'API_CREATED', keywords: [], active: true });
     const updated = await call(sb, 'PUT', `/v2/hc-articles/${created.body.id}/public`, { body: { mainKnowledge: 'Wash wool socks cold and lay flat.' } });
@@ -284,7 +313,14 @@ describe('articles', () => {
     const origin = live.origin;
     const draft = await call(sb, 'POST', `/v2/hc-articles/${A().passwordReset}/draft/public`, { body: { mainKnowledge: 'Reset links are now valid for 24 hours.' } });
     expect(draft.status).toBe(201);
-    expect(draft.body).toMatchObject({ isDraft: true, isDraftPublished: false, originalArticleId: A().passwordReset, originalArticleVersion: version, mainKnowledge: 'Reset links are now valid for 24 hours.', origin: 'API_CREATED' });
+    expect(draft.body).toMatchObject({
+      isDraft: true,
+      isDraftPublished: false,
+      originalArticleId: A().passwordReset,
+      originalArticleVersion: version,
+      mainKnowledge: 'Reset links are now valid for 24 hours.',
+      origin: 'API_CREATED',
+    });
     expect(live.mainKnowledge).not.toContain('24 hours'); // live article unchanged
     expect((await call(sb, 'POST', `/v2/hc-articles/${draft.body.id}/draft/public`, {})).status).toBe(400); // no draft of a draft
 
@@ -297,7 +333,7 @@ describe('articles', () => {
     expect(twice.body).toMatchObject({ id: A().passwordReset, version: version + 2 }); // no once-only rule in the spec
   });
 
-  it('publishing a draft without an original creates a new live article keeping the draft\'s origin', async () => {
+  it("publishing a draft without an original creates a new live article keeping the draft's origin", async () => {
     const r = await call(sb, 'POST', `/v2/hc-articles/${A().giftCardsDraft}/publish/public`, { body: { public: true } });
     expect(r.status).toBe(200);
     expect(r.body.id).not.toBe(A().giftCardsDraft);

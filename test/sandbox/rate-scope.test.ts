@@ -5,7 +5,7 @@ import { call } from './helpers.js';
 const bots = '/v2/bots/public';
 
 describe('throttle scope', () => {
-  it('defaults to one budget per key (the server\'s default SVC_RATE_SCOPE): two keys each get the whole budget', async () => {
+  it("defaults to one budget per key (the server's default SVC_RATE_SCOPE): two keys each get the whole budget", async () => {
     const sb = await startSandbox({ rateLimit: { limit: 3, windowMs: 60_000 } });
     try {
       const statuses = async (key: string) => Promise.all([1, 2, 3, 4].map(async () => (await call(sb, 'GET', bots, { key })).status));

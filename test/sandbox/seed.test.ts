@@ -29,7 +29,9 @@ describe('seed', () => {
       expect(liveArticlesForBot(wa, SEED.bots.storeAssistant).map((x) => x.id)).not.toContain(SEED.articles.holidayCutoffs);
 
       expect([...wa.sources.values()].map((s) => [s.source, s.linkedJobStatus])).toEqual([
-        ['web', 'COMPLETED'], ['web', 'FAILED'], ['notes', 'COMPLETED'],
+        ['web', 'COMPLETED'],
+        ['web', 'FAILED'],
+        ['notes', 'COMPLETED'],
       ]);
       expect(wa.sources.get(SEED.sources.webFailed)!.error).not.toBe('');
       expect([...wa.tools.values()].map((x) => x.alwaysGet)).toEqual([false, false, true]);

@@ -17,12 +17,14 @@ export function manifestTools() {
  * standing as the `${arguments.name}` placeholders of the MCPB format.
  */
 export function manifestPrompts() {
-  return catalog.flatMap((group) => group.prompts ?? []).map((prompt) => ({
-    name: prompt.name,
-    description: prompt.description,
-    arguments: prompt.arguments.map((argument) => argument.name),
-    text: prompt.render(Object.fromEntries(prompt.arguments.map((argument) => [argument.name, `\${arguments.${argument.name}}`]))),
-  }));
+  return catalog
+    .flatMap((group) => group.prompts ?? [])
+    .map((prompt) => ({
+      name: prompt.name,
+      description: prompt.description,
+      arguments: prompt.arguments.map((argument) => argument.name),
+      text: prompt.render(Object.fromEntries(prompt.arguments.map((argument) => [argument.name, `\${arguments.${argument.name}}`]))),
+    }));
 }
 
 /** The README's tool table, one row per tool, grouped as the catalog is, then the resources and prompts. */

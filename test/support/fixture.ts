@@ -58,7 +58,10 @@ export function useSandbox(start: SandboxOptions | (() => Promise<Sandbox>) = {}
 /** A client connected to svc-mcp in process for the block, the server pointed at `sandbox`. */
 export function useConnection(sandbox: Sandbox, options: FixtureConnectOptions = {}): Connection {
   const { key = 'admin', env, ...connectOptions } = options;
-  return useStarted(() => connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) }), (connection) => connection.close());
+  return useStarted(
+    () => connect({ ...connectOptions, env: sandboxEnv(sandbox, sandbox.keys[key], env) }),
+    (connection) => connection.close(),
+  );
 }
 
 /** The usual block: a sandbox and one connection to it. */

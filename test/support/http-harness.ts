@@ -22,20 +22,22 @@ export interface HttpServerProcess {
 /** Spawns `svc-mcp --transport http` (the built bundle) on a free loopback port and waits for /healthz. */
 export async function startHttpServerProcess(options: { env?: Record<string, string>; args?: string[] } = {}): Promise<HttpServerProcess> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...(await svcMcpCommand()), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])],
-    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...(await svcMcpCommand()), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   let done = false;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    done = true;
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      done = true;
+      resolve(code);
+    }),
+  );
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(base, 20_000, () => done);

@@ -14,9 +14,15 @@ export interface KeyForm {
 const SEPARATORS = [' ', '-', '.'];
 
 const percentAll = (text: string, lower = false) =>
-  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).map((code) => (lower ? code : code.toUpperCase())).join('');
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) => `%${byte.toString(16).padStart(2, '0')}`)
+    .map((code) => (lower ? code : code.toUpperCase()))
+    .join('');
 const unicodeEscapes = (text: string, upper = false) =>
-  [...text].map((char) => char.charCodeAt(0).toString(16).padStart(4, '0')).map((hex) => `\\u${upper ? hex.toUpperCase() : hex}`).join('');
+  [...text]
+    .map((char) => char.charCodeAt(0).toString(16).padStart(4, '0'))
+    .map((hex) => `\\u${upper ? hex.toUpperCase() : hex}`)
+    .join('');
 const chunks = (text: string, size: number) => text.match(new RegExp(`.{1,${size}}`, 'g')) ?? [];
 const alternateCase = (text: string) => [...text].map((char, index) => (index % 2 ? char.toUpperCase() : char.toLowerCase())).join('');
 
@@ -133,7 +139,9 @@ function decodeOnce(text: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   if (/%[0-9a-fA-F]{2}/.test(text)) out.push(['percent-decoding', percentDecode(text)]);
   if (/\\u[0-9a-fA-F]{4}/.test(text)) out.push(['\\u unescaping', text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))]);
-  const base64 = (text.match(/[A-Za-z0-9+/_-]{16,}/g) ?? []).flatMap((run) => [0, 1, 2, 3].map((offset) => Buffer.from(run.slice(offset).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1')));
+  const base64 = (text.match(/[A-Za-z0-9+/_-]{16,}/g) ?? []).flatMap((run) =>
+    [0, 1, 2, 3].map((offset) => Buffer.from(run.slice(offset).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1')),
+  );
   if (base64.length) out.push(['base64', base64.join('\n')]);
   const hex = (text.match(/[0-9a-fA-F]{16,}/g) ?? []).flatMap((run) => [0, 1].map((offset) => Buffer.from(run.slice(offset, offset + ((run.length - offset) & ~1)), 'hex').toString('latin1')));
   if (hex.length) out.push(['hex', hex.join('\n')]);

@@ -37,10 +37,12 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const deadline = Date.now() + 10_000;
   while (!(await ping(port))) {
     if (exited || Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);

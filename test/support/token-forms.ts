@@ -17,9 +17,7 @@ const WHITESPACE = [' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000',
 export function base64Alternates(part: string): string[] {
   const bytes = Buffer.from(part, 'base64url');
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  return [...alphabet]
-    .map((last) => part.slice(0, -1) + last)
-    .filter((spelling) => spelling !== part && Buffer.from(spelling, 'base64url').equals(bytes));
+  return [...alphabet].map((last) => part.slice(0, -1) + last).filter((spelling) => spelling !== part && Buffer.from(spelling, 'base64url').equals(bytes));
 }
 
 /** A change to the parts of a token; a form whose dots an earlier change hid keeps its text. */
@@ -39,15 +37,15 @@ type Change = (token: string) => fc.Arbitrary<TokenForm>;
 const changes: Change[] = [
   (token) =>
     byParts(token, (expiry, nonce, mac) => fc.integer({ min: 1, max: 4 }).map((zeros) => ({ name: `${zeros} leading zero(s) in the expiry`, text: `${'0'.repeat(zeros)}${expiry}.${nonce}.${mac}` }))),
-  (token) =>
-    byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry upper case', text: `${expiry.toUpperCase()}.${nonce}.${mac}` })),
-  (token) =>
-    byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry in decimal', text: `${Number.parseInt(expiry, 36)}.${nonce}.${mac}` })),
-  (token) =>
-    byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry with a plus sign', text: `+${expiry}.${nonce}.${mac}` })),
+  (token) => byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry upper case', text: `${expiry.toUpperCase()}.${nonce}.${mac}` })),
+  (token) => byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry in decimal', text: `${Number.parseInt(expiry, 36)}.${nonce}.${mac}` })),
+  (token) => byParts(token, (expiry, nonce, mac) => fc.constant({ name: 'expiry with a plus sign', text: `+${expiry}.${nonce}.${mac}` })),
   (token) =>
     byParts(token, (expiry, nonce, mac) => {
-      const alternates = [...base64Alternates(nonce).map((spelling) => ({ name: 'nonce spelt otherwise, same bytes', text: `${expiry}.${spelling}.${mac}` })), ...base64Alternates(mac).map((spelling) => ({ name: 'MAC spelt otherwise, same bytes', text: `${expiry}.${nonce}.${spelling}` }))];
+      const alternates = [
+        ...base64Alternates(nonce).map((spelling) => ({ name: 'nonce spelt otherwise, same bytes', text: `${expiry}.${spelling}.${mac}` })),
+        ...base64Alternates(mac).map((spelling) => ({ name: 'MAC spelt otherwise, same bytes', text: `${expiry}.${nonce}.${spelling}` })),
+      ];
       return alternates.length ? fc.constantFrom(...alternates) : fc.constant({ name: 'MAC with padding', text: `${token}=` });
     }),
   (token) =>
@@ -84,7 +82,8 @@ const changes: Change[] = [
 
 /** A token changed once or twice, never left as it was. */
 export function tokenFormArbitrary(token: string): fc.Arbitrary<TokenForm> {
-  const once = (form: TokenForm) => fc.integer({ min: 0, max: changes.length - 1 }).chain((index) => changes[index](form.text).map((next) => ({ name: form.name ? `${form.name}, then ${next.name}` : next.name, text: next.text })));
+  const once = (form: TokenForm) =>
+    fc.integer({ min: 0, max: changes.length - 1 }).chain((index) => changes[index](form.text).map((next) => ({ name: form.name ? `${form.name}, then ${next.name}` : next.name, text: next.text })));
   const start = { name: '', text: token };
   return fc
     .integer({ min: 1, max: 2 })

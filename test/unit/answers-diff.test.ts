@@ -7,7 +7,11 @@ import { compareArticle } from '../../tools/lib/article-review.js';
 describe('pathDiff', () => {
   it('names each changed field by its path, flowConfig included, and line-diffs multi-line strings', () => {
     const before = { name: 'Where is my order', flowConfig: { type: 'flow', steps: [{ prompt: 'a' }, { prompt: 'b' }, { prompt: 'Ask for the order.\nShare tracking.' }] } };
-    const after = { name: 'Where is my order', flowConfig: { type: 'flow', steps: [{ prompt: 'a' }, { prompt: 'B' }, { prompt: 'Ask for the order.\nOffer a trace.' }, { prompt: 'new' }] }, botIds: ['x'] };
+    const after = {
+      name: 'Where is my order',
+      flowConfig: { type: 'flow', steps: [{ prompt: 'a' }, { prompt: 'B' }, { prompt: 'Ask for the order.\nOffer a trace.' }, { prompt: 'new' }] },
+      botIds: ['x'],
+    };
     const changes = pathDiff(before, after);
     expect(changes.map((change) => [change.path, change.change])).toEqual([
       ['flowConfig.steps[1].prompt', 'changed'],
@@ -47,7 +51,12 @@ describe('text and list diffs', () => {
     const text = fc.array(fc.tuple(sentence, fc.constantFrom(' ', '\n', '\n\n')), { maxLength: 8 }).map((parts) => parts.map(([words, gap]) => words + gap).join(''));
     fc.assert(
       fc.property(text, text, (before, after) => {
-        const sentences = (value: string) => value.split('\n').flatMap((line) => line.split(/(?<=[.!?])\s+(?=\S)/)).map((part) => part.trimEnd()).filter((part) => part.trim() !== '');
+        const sentences = (value: string) =>
+          value
+            .split('\n')
+            .flatMap((line) => line.split(/(?<=[.!?])\s+(?=\S)/))
+            .map((part) => part.trimEnd())
+            .filter((part) => part.trim() !== '');
         const passages = passageDiff(before, after);
         for (const passage of passages) {
           expect(sentences(before)).toEqual(expect.arrayContaining(passage.removed));
@@ -74,13 +83,13 @@ describe('text and list diffs', () => {
 
 describe('compareArticle', () => {
   const live = { id: 'live', title: 'T', active: true, public: true, escalation: false, parentFolderId: 'f1', version: 3 };
-  it('shows the fields a publish writes, escalation included, and never the live article\'s folder, which a publish keeps', () => {
+  it("shows the fields a publish writes, escalation included, and never the live article's folder, which a publish keeps", () => {
     const draft = { ...live, id: 'draft', isDraft: true, originalArticleId: 'live', originalArticleVersion: 3, escalation: true, parentFolderId: 'f2', public: null };
     const comparison = compareArticle(draft, { ...live, public: undefined });
     expect(comparison.fields.map((field) => field.field)).toEqual(['escalation']);
     expect(comparison.verdict).toBe('changes');
   });
-  it('shows a new article\'s folder, and says a published draft can be published again', () => {
+  it("shows a new article's folder, and says a published draft can be published again", () => {
     const comparison = compareArticle({ id: 'draft', title: 'T', parentFolderId: 'f2', isDraft: true, isDraftPublished: true }, undefined);
     expect(comparison.fields).toContainEqual({ field: 'parentFolderId', after: 'f2' });
     expect(comparison.warnings.join(' ')).toMatch(/publishing again writes it to the same live article/);

@@ -21,7 +21,7 @@ describe('context budget of tools/list', () => {
     expect(cost.surface, `${cost.surface} tokens; the largest tools:\n${largest(cost)}`).toBeLessThanOrEqual(BUDGETS.core);
   });
 
-  it('says each title once: the tool\'s title, never again in its annotations', () => {
+  it("says each title once: the tool's title, never again in its annotations", () => {
     for (const tool of [...listingUnder(), ...listingUnder({ SVC_TOOLSETS: 'core' })]) {
       expect(tool.title, tool.name).toEqual(expect.any(String));
       expect(tool.annotations ?? {}, tool.name).not.toHaveProperty('title');

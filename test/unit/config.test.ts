@@ -6,7 +6,17 @@ const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test' };
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig([], base);
-    expect(config).toMatchObject({ toolsets: 'all', readOnly: false, confirm: 'writes', rateLimit: { limit: 100, windowMs: 60_000 }, timeoutMs: 30_000, logLevel: 'info', transport: 'stdio', httpHost: '127.0.0.1', httpPort: 3000 });
+    expect(config).toMatchObject({
+      toolsets: 'all',
+      readOnly: false,
+      confirm: 'writes',
+      rateLimit: { limit: 100, windowMs: 60_000 },
+      timeoutMs: 30_000,
+      logLevel: 'info',
+      transport: 'stdio',
+      httpHost: '127.0.0.1',
+      httpPort: 3000,
+    });
   });
   it('reads flags over environment variables', () => {
     const config = loadConfig(['--read-only', '--toolsets', 'agents,conversations', '--confirm=destructive', '--rate-limit', '10/2s'], { ...base, SVC_READ_ONLY: 'false' });

@@ -14,16 +14,19 @@ describe('engine properties over the whole catalog', () => {
       return fc.dictionary(fc.constantFrom(...fields), fc.anything({ maxDepth: 3 }));
     };
     fc.assert(
-      fc.property(fc.constantFrom(...tools).chain((tool) => fc.tuple(fc.constant(tool), argsFor(tool))), ([tool, args]) => {
-        const result = validateInput(tool, args, {});
-        if (result.ok) return typeof result.value === 'object';
-        // Every line names the field (its first path segment is an input field) and the rule.
-        const fields = new Set([...Object.keys(objectShape(tool.input)), 'unexpected']);
-        return result.message.split('\n').every((line) => {
-          const match = /^- ([A-Za-z]\w*)[^\n]*?: \S/.exec(line);
-          return match !== null && fields.has(match[1]);
-        });
-      }),
+      fc.property(
+        fc.constantFrom(...tools).chain((tool) => fc.tuple(fc.constant(tool), argsFor(tool))),
+        ([tool, args]) => {
+          const result = validateInput(tool, args, {});
+          if (result.ok) return typeof result.value === 'object';
+          // Every line names the field (its first path segment is an input field) and the rule.
+          const fields = new Set([...Object.keys(objectShape(tool.input)), 'unexpected']);
+          return result.message.split('\n').every((line) => {
+            const match = /^- ([A-Za-z]\w*)[^\n]*?: \S/.exec(line);
+            return match !== null && fields.has(match[1]);
+          });
+        },
+      ),
       { numRuns: 3000 },
     );
   }, 20_000);

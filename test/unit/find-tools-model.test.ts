@@ -31,7 +31,7 @@ describe('find_tools ranking rules', () => {
     );
   });
 
-  it('ranks a group\'s alias the catalog never uses (a product name) as the word it stands for', () => {
+  it("ranks a group's alias the catalog never uses (a product name) as the word it stands for", () => {
     const known = new Set(tools.flatMap((tool) => `${tool.name} ${tool.title} ${tool.words ?? ''} ${tool.description}`.toLowerCase().split(/[^a-z]+/)));
     const aliases = catalog.flatMap((group) => Object.entries(group.aliases ?? {})).filter(([word]) => !known.has(word));
     expect(aliases.map(([word]) => word)).toEqual(expect.arrayContaining(['confluence', 'zendesk', 'notion', 'dropbox', 'convo']));

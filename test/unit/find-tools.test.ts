@@ -29,7 +29,9 @@ const halves = {
 function topThree(requests: Array<{ tool: string; request: string }>) {
   const misses: string[] = [];
   for (const { tool, request } of requests) {
-    const top = rankTools(catalog, request, tools).slice(0, 3).map((candidate) => candidate.name);
+    const top = rankTools(catalog, request, tools)
+      .slice(0, 3)
+      .map((candidate) => candidate.name);
     if (!top.includes(tool)) misses.push(`${tool} <- "${request}" got ${top.join(', ') || 'nothing'}`);
   }
   return { share: (requests.length - misses.length) / requests.length, hits: requests.length - misses.length, misses };

@@ -15,7 +15,6 @@ function clientFor(baseUrl: string, options: { timeoutMs?: number; limit?: numbe
   return new ApiClient({ baseUrl, timeoutMs: options.timeoutMs ?? 2000, limiters, logger, retry: FAST_RETRY });
 }
 
-
 const agents = { method: 'GET' as const, path: '/v2/bots/public', read: true };
 const feedback = { method: 'POST' as const, path: '/v2/hc-interactions/x/feedback/public', body: { eventId: 'e', approved: true }, read: false };
 
@@ -65,7 +64,10 @@ describe('ApiClient', () => {
   it('types 401, 403, 406 and 429 errors and quotes the upstream message as data', async () => {
     const client = clientFor(sandbox.url);
     await expect(client.forKey(sandbox.keys.revoked).request(agents)).rejects.toBeInstanceOf(AuthenticationError);
-    const forbidden = await client.forKey(sandbox.keys.readOnly).request(feedback).catch((caught: unknown) => caught);
+    const forbidden = await client
+      .forKey(sandbox.keys.readOnly)
+      .request(feedback)
+      .catch((caught: unknown) => caught);
     expect(forbidden).toBeInstanceOf(PermissionError);
     expect((forbidden as PermissionError).upstreamMessages).toEqual(['API key does not have the required scope for this operation']);
     await expect(client.forKey(sandbox.keys.admin).request(feedback)).rejects.toBeInstanceOf(NotAcceptableError);
@@ -80,7 +82,11 @@ describe('ApiClient', () => {
     sandbox.injectFaults([{ path: '/v2/bots/public', delayMs: 1000 }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await expect(clientFor(sandbox.url).forKey(sandbox.keys.admin).request({ ...agents, signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+    await expect(
+      clientFor(sandbox.url)
+        .forKey(sandbox.keys.admin)
+        .request({ ...agents, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(CancelledError);
   });
 
   it('keeps a separate budget per key and never starts more than N in a window', async () => {

@@ -20,7 +20,7 @@ describe('HTTP Host and Origin rules (DNS-rebinding protection)', () => {
     expect(hostAllowed('other.example.com', 3000, ['mcp.example.com'])).toBe(false);
   });
 
-  it('accepts no Origin, loopback origins of this server\'s own port only, and configured origins exactly', () => {
+  it("accepts no Origin, loopback origins of this server's own port only, and configured origins exactly", () => {
     expect(originAllowed(undefined, 3000, [])).toBe(true);
     for (const origin of ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://[::1]:3000', 'https://LOCALHOST:3000']) expect(originAllowed(origin, 3000, [])).toBe(true);
     expect(originAllowed('http://localhost', 80, [])).toBe(true);
@@ -43,7 +43,7 @@ describe('HTTP Host and Origin rules (DNS-rebinding protection)', () => {
     await expect(startHttpServer({ config } as Runtime)).rejects.toThrow(/SVC_ALLOWED_HOSTS/);
   });
 
-  it('lets a browser tool on an origin in SVC_ALLOWED_ORIGINS (the MCP Inspector\'s UI) ask first and read the answers', async () => {
+  it("lets a browser tool on an origin in SVC_ALLOWED_ORIGINS (the MCP Inspector's UI) ask first and read the answers", async () => {
     const inspector = 'http://localhost:6274';
     const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', 'http://127.0.0.1:9'], { SVC_ALLOWED_ORIGINS: inspector });
     const server = await startHttpServer(await createRuntime(config, createLogger('silent')));

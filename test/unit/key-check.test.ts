@@ -61,7 +61,13 @@ describe('KeyVerifier', () => {
 
   it('remembers an accepted key 5 minutes and a refused one 1 minute, and never an unanswered check', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const verdictOf = new Map<string, unknown>([[key(1), []], [key(2), new AuthenticationError('401', PROBE, 401)], [key(3), new ConnectionError('refused', PROBE, undefined, [], false)], [key(4), new PermissionError('403', PROBE, 403)], [key(5), new RateLimitError('429', PROBE, 429)]]);
+    const verdictOf = new Map<string, unknown>([
+      [key(1), []],
+      [key(2), new AuthenticationError('401', PROBE, 401)],
+      [key(3), new ConnectionError('refused', PROBE, undefined, [], false)],
+      [key(4), new PermissionError('403', PROBE, 403)],
+      [key(5), new RateLimitError('429', PROBE, 429)],
+    ]);
     const api = fakeApi((asked) => verdictOf.get(asked));
     const verifier = verifierFor(api.client);
     const verifyAll = async () => {
@@ -111,7 +117,7 @@ describe('resolveCredentials', () => {
     expect(nothing).toMatchObject({ status: 401, headers: { 'www-authenticate': challenge } });
   });
 
-  it('names SVC_API_KEY when the API refuses the server\'s own key, and the header when it refuses the client\'s', async () => {
+  it("names SVC_API_KEY when the API refuses the server's own key, and the header when it refuses the client's", async () => {
     const api = fakeApi(() => new AuthenticationError('401', PROBE, 401));
     const serving = { ...rules(api.client), serverKey: key(8) };
     const own = await api.settle(resolveCredentials(request(), serving, true));

@@ -36,9 +36,7 @@ describe('ingest_sources: URLs with web, source ids otherwise', () => {
   });
 
   it('accepts source ids and refuses URLs with a provider source', () => {
-    fc.assert(
-      fc.property(provider, fc.array(sourceId, { minLength: 1, maxLength: 5 }), (source, ids) => validate('ingest_sources', { source, documentIdsToAdd: ids }).ok),
-    );
+    fc.assert(fc.property(provider, fc.array(sourceId, { minLength: 1, maxLength: 5 }), (source, ids) => validate('ingest_sources', { source, documentIdsToAdd: ids }).ok));
     fc.assert(
       fc.property(provider, httpUrl, (source, url) => {
         const result = validate('ingest_sources', { source, documentIdsToRefresh: [url] });
@@ -63,10 +61,13 @@ describe('provider names', () => {
   it('discovery accepts the documented kinds notes, helpcenter and wiki, and refuses anything else', () => {
     for (const name of ['notes', 'helpcenter', 'wiki']) expect(validate('list_provider_resources', { provider: name }).ok).toBe(true);
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !['notes', 'helpcenter', 'wiki'].includes(name)), (name) => {
-        const result = validate('list_provider_resources', { provider: name });
-        return !result.ok && result.message.includes('provider: must be one of "notes", "helpcenter", "wiki"');
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 16 }).filter((name) => !['notes', 'helpcenter', 'wiki'].includes(name)),
+        (name) => {
+          const result = validate('list_provider_resources', { provider: name });
+          return !result.ok && result.message.includes('provider: must be one of "notes", "helpcenter", "wiki"');
+        },
+      ),
     );
   });
 });
@@ -98,7 +99,16 @@ describe('routes whose payload is not shown', () => {
   it('pass unknown JSON fields through in the body', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom('crawl_links', 'initialize_knowledge_tree', 'persist_knowledge_tree', 'generate_knowledge', 'generate_knowledge_bulk', 'create_folder', 'assign_folders_to_agent', 'create_article'),
+        fc.constantFrom(
+          'crawl_links',
+          'initialize_knowledge_tree',
+          'persist_knowledge_tree',
+          'generate_knowledge',
+          'generate_knowledge_bulk',
+          'create_folder',
+          'assign_folders_to_agent',
+          'create_article',
+        ),
         fc.stringMatching(/^x[A-Za-z]{1,10}$/),
         fc.oneof(fc.string(), fc.integer(), fc.boolean()),
         (name, key, value) => {

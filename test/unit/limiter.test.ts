@@ -50,7 +50,7 @@ describe('the in-process sliding window', () => {
     const limiter = new SlidingWindowLimiter(BUDGET);
     const starts: number[] = [];
     let seed = 7;
-    const random = () => ((seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647);
+    const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
     const calls: Promise<void>[] = [];
     for (let index = 0; index < 60; index++) {
       await vi.advanceTimersByTimeAsync(Math.floor(random() * 400));

@@ -9,7 +9,13 @@ const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8')) as McpbManifest
 
 /** The environment Claude Desktop gives the server for these settings, through the MCPB library's own substitution. */
 async function hostEnv(userConfig: Record<string, string | boolean>): Promise<Record<string, string>> {
-  const config = await getMcpConfigForManifest({ manifest, extensionPath: '/ext', systemDirs: { HOME: '/home/u', DESKTOP: '/d', DOCUMENTS: '/doc', DOWNLOADS: '/dl', DATA: '/data' }, userConfig, pathSeparator: '/' });
+  const config = await getMcpConfigForManifest({
+    manifest,
+    extensionPath: '/ext',
+    systemDirs: { HOME: '/home/u', DESKTOP: '/d', DOCUMENTS: '/doc', DOWNLOADS: '/dl', DATA: '/data' },
+    userConfig,
+    pathSeparator: '/',
+  });
   if (!config) throw new Error('the host would not start the server: a required setting is missing');
   return config.env ?? {};
 }

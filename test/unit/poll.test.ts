@@ -32,7 +32,13 @@ describe('pollUntil', () => {
     expect(timedOut).toMatchObject({ status: 'timeout', state: 'busy' });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const cancelled = await pollUntil(context(controller.signal).value, { fetch: async () => 'busy', done: () => false, describe: () => ({ progress: 0, message: '' }), timeoutSeconds: 10, intervalMs: 1000 });
+    const cancelled = await pollUntil(context(controller.signal).value, {
+      fetch: async () => 'busy',
+      done: () => false,
+      describe: () => ({ progress: 0, message: '' }),
+      timeoutSeconds: 10,
+      intervalMs: 1000,
+    });
     expect(cancelled).toMatchObject({ status: 'cancelled', state: 'busy' });
   });
 });

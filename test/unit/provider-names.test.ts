@@ -4,13 +4,16 @@ import { helpText, loadConfig } from '../../src/config.js';
 const base = { SVC_BASE_URL: 'https://api.example.com', SVC_API_KEY: 'svc_test' };
 
 describe('SVC_PROVIDER_NAMES', () => {
-  it('defaults to the sandbox\'s names, one per documented kind', () => {
+  it("defaults to the sandbox's names, one per documented kind", () => {
     expect(loadConfig([], base).providerNames).toEqual({ notes: 'notes', helpcenter: 'helpcenter', wiki: 'wiki', drive: 'drive' });
   });
 
   it('maps the kinds given (flag or environment) and keeps the others', () => {
     expect(loadConfig([], { ...base, SVC_PROVIDER_NAMES: 'notes=notion, wiki=confluence' }).providerNames).toEqual({
-      notes: 'notion', helpcenter: 'helpcenter', wiki: 'confluence', drive: 'drive',
+      notes: 'notion',
+      helpcenter: 'helpcenter',
+      wiki: 'confluence',
+      drive: 'drive',
     });
     expect(loadConfig(['--provider-names', 'drive=gdrive'], base).providerNames.drive).toBe('gdrive');
   });

@@ -18,7 +18,10 @@ function apiAt(baseUrl: string) {
 }
 
 async function notFound(promise: Promise<unknown>): Promise<NotFoundError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(NotFoundError);
   return error as NotFoundError;
 }

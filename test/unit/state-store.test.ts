@@ -17,14 +17,20 @@ function tempDir(): string {
 }
 
 const backends: Array<[string, (now: () => number) => Promise<StateStore[]>]> = [
-  ['memory', async (now) => {
-    const store = new MemoryStateStore(now);
-    return [store, store];
-  }],
-  ['files (two processes sharing one folder)', async (now) => {
-    const dir = tempDir();
-    return [await FileStateStore.open(dir, now), await FileStateStore.open(dir, now)];
-  }],
+  [
+    'memory',
+    async (now) => {
+      const store = new MemoryStateStore(now);
+      return [store, store];
+    },
+  ],
+  [
+    'files (two processes sharing one folder)',
+    async (now) => {
+      const dir = tempDir();
+      return [await FileStateStore.open(dir, now), await FileStateStore.open(dir, now)];
+    },
+  ],
 ];
 
 describe.each(backends)('state store: %s', (_name, open) => {

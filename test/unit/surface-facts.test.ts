@@ -12,7 +12,10 @@ import { MANIFEST_PATH, ROOT } from '../support/paths.js';
 const tool = catalog.flatMap((group) => group.tools).find((candidate) => candidate.name === 'list_agents')!;
 const request = { method: 'GET', path: '/v2/bots/public' };
 const text = (result: ReturnType<typeof errorResult>) => result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-const sources = (folder: string) => readdirSync(path.join(ROOT, folder)).filter((file) => file.endsWith('.ts')).map((file) => readFileSync(path.join(ROOT, folder, file), 'utf8'));
+const sources = (folder: string) =>
+  readdirSync(path.join(ROOT, folder))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(path.join(ROOT, folder, file), 'utf8'));
 
 describe('engine facts come from configuration and the catalog', () => {
   it('states the configured budget in the 429 text', () => {
@@ -29,7 +32,7 @@ describe('engine facts come from configuration and the catalog', () => {
     expect(fromClient).not.toContain('SVC_API_KEY');
   });
 
-  it('builds the server instructions from the exposed groups\' descriptions', () => {
+  it("builds the server instructions from the exposed groups' descriptions", () => {
     const all = serverInstructions(catalog, loadConfig(['--sandbox'], {}));
     for (const group of catalog) expect(all).toContain(group.description);
     const actionsOnly = serverInstructions(catalog, loadConfig(['--sandbox', '--toolsets', 'actions', '--read-only'], {}));

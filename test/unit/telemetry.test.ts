@@ -48,7 +48,7 @@ describe('OpenTelemetry', () => {
     expect(() => telemetryWanted({ OTEL_TRACES_EXPORTER: 'console' })).toThrow(/stdout, which carries JSON-RPC/);
   });
 
-  it('makes a server span per request, child of the caller\'s traceparent, with a client span per upstream request under it', async () => {
+  it("makes a server span per request, child of the caller's traceparent, with a client span per upstream request under it", async () => {
     const result = await client.callTool({ name: 'list_agents', arguments: {}, _meta: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } });
     expect(result.isError).toBeFalsy();
     const [call] = spanNamed('tools/call list_agents');
@@ -56,7 +56,13 @@ describe('OpenTelemetry', () => {
     expect(call.kind).toBe(1); // SERVER
     expect(call.spanContext().traceId).toBe(CALLER_TRACE);
     expect(call.parentSpanContext?.spanId).toBe(CALLER_SPAN);
-    expect(call.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_agents', 'gen_ai.operation.name': 'execute_tool', 'network.transport': 'pipe', 'mcp.protocol.version': expect.any(String) });
+    expect(call.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'list_agents',
+      'gen_ai.operation.name': 'execute_tool',
+      'network.transport': 'pipe',
+      'mcp.protocol.version': expect.any(String),
+    });
     expect(call.attributes['error.type']).toBeUndefined();
 
     const upstream = spans.getFinishedSpans().filter((span) => span.parentSpanContext?.spanId === call.spanContext().spanId);

@@ -18,7 +18,16 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 async function hostScript(): Promise<string> {
-  const result = await build({ entryPoints: [path.join(HERE, 'page/host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning', preserveSymlinks: true });
+  const result = await build({
+    entryPoints: [path.join(HERE, 'page/host.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'warning',
+    preserveSymlinks: true,
+  });
   return result.outputFiles[0].text;
 }
 

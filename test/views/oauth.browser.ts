@@ -47,7 +47,11 @@ beforeAll(async () => {
   mcpUrl = server.url;
   clientSite = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(req.url === '/frame' ? `<!doctype html><title>another site</title><iframe src="${frameTarget}" width="600" height="400"></iframe>` : '<!doctype html><title>client</title><p>back at the client</p>');
+    res.end(
+      req.url === '/frame'
+        ? `<!doctype html><title>another site</title><iframe src="${frameTarget}" width="600" height="400"></iframe>`
+        : '<!doctype html><title>client</title><p>back at the client</p>',
+    );
   });
   await new Promise<void>((resolve) => clientSite.listen(0, '127.0.0.1', resolve));
   clientOrigin = `http://127.0.0.1:${(clientSite.address() as AddressInfo).port}`;

@@ -119,7 +119,10 @@ describe('stats view', () => {
     const drawn = await frame.locator('.chart canvas').evaluateAll((canvases) =>
       canvases.map((canvas) => {
         const element = canvas as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-        return element.getContext('2d').getImageData(0, 0, element.width, element.height).data.some((value, index) => index % 4 === 3 && value > 0);
+        return element
+          .getContext('2d')
+          .getImageData(0, 0, element.width, element.height)
+          .data.some((value, index) => index % 4 === 3 && value > 0);
       }),
     );
     expect(drawn.length).toBeGreaterThanOrEqual(3);
@@ -131,9 +134,7 @@ describe('stats view', () => {
     viewer.calls.length = 0;
     await frame.locator(`tr[data-group="${agent.id}"] button`).click();
     await frame.locator('ol.answers li').first().waitFor();
-    expect(viewer.calls).toEqual([
-      { name: 'export_conversations', arguments: expect.objectContaining({ botId: agent.id, feedback: 'negative', since: figures.since, until: figures.until }) },
-    ]);
+    expect(viewer.calls).toEqual([{ name: 'export_conversations', arguments: expect.objectContaining({ botId: agent.id, feedback: 'negative', since: figures.since, until: figures.until }) }]);
     const listed = await frame.locator('ol.answers li').count();
     expect(listed).toBe(agent.thumbsDown);
     await expectInert(frame);
@@ -173,7 +174,9 @@ describe('review view', () => {
     expect(await first.getAttribute('role')).toBe('alert');
     expect(await first.textContent()).toContain('Stale draft');
     expect(await frame.locator('.verdict').textContent()).toMatch(/^Stale\. The live article changed after this draft was made/);
-    expect(await frame.locator('.passage .del').first().textContent()).toBe('-You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method.');
+    expect(await frame.locator('.passage .del').first().textContent()).toBe(
+      '-You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method.',
+    );
     const changed = frame.locator('table.diff tr', { has: frame.locator('td.del', { hasText: 'within 30 days' }) });
     await expect.poll(() => changed.locator('td.ins', { hasText: 'within 45 days' }).count()).toBe(1);
     expect(await frame.locator('table.fields td', { hasText: 'Internal metadata' }).count()).toBe(1);

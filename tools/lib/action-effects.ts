@@ -15,7 +15,7 @@ export async function previewAssignAction(input: { toolId: string; botIds: strin
   const lines = [`Assigns ${kind} ${named(context, actions, input.toolId)} to ${agentNames(context, agents, input.botIds)}${channels}.`];
   const already = input.botIds.filter((id) => assigned.has(id));
   if (already.length) lines.push(`Already assigned: ${agentNames(context, agents, already)}.`);
-  if (kind === 'action') lines.push('It is an action: it runs only from a rule\'s tool node, so the assignment alone does not make agents call it.');
+  if (kind === 'action') lines.push("It is an action: it runs only from a rule's tool node, so the assignment alone does not make agents call it.");
   if (kind === 'attribute') lines.push('It is an attribute: these agents fetch it at the start of every conversation.');
   return [...lines, ...unreadable(actions, agents)];
 }
@@ -32,7 +32,10 @@ export async function previewUpdateAction(input: { toolId: string; inputSchema?:
   const kind = kindOf(action);
   const lines = [`Updates ${kind} ${named(context, actions, input.toolId)}:`];
   if (Object.values(given).some((value) => value !== undefined)) lines.push(...fieldUpdates(context, action, given, 'list_actions'));
-  if (inputSchema) lines.push(`inputSchema: replaced by ${inputSchema.length} field(s)${inputSchema.length ? `: ${context.quote(fieldNames(inputSchema).join(', '))}` : ''} (list_actions does not show the current ones).`);
+  if (inputSchema)
+    lines.push(
+      `inputSchema: replaced by ${inputSchema.length} field(s)${inputSchema.length ? `: ${context.quote(fieldNames(inputSchema).join(', '))}` : ''} (list_actions does not show the current ones).`,
+    );
   if (outputSchema) {
     // The list route's `fields` are the output fields (their Visible to AI flag is the output field's sendToLlm).
     const now = fieldNames(action.fields);

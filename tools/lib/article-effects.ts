@@ -25,8 +25,7 @@ function articleChanges(context: PreviewContext, before: Item, after: Item, fold
   const { quote } = context;
   const changes: string[] = [];
   // A new article (no before) is listed whole: values rather than changes.
-  const change = (field: string, show: (value: unknown) => string) =>
-    before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`;
+  const change = (field: string, show: (value: unknown) => string) => (before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`);
   if (differs(before.title, after.title)) changes.push(change('title', quote));
   for (const field of FLAG_FIELDS) {
     if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, String));
@@ -113,7 +112,9 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
     );
   }
   // Publishing replaces the content; the live article keeps its folder.
-  lines.push(...changeLines(articleChanges(context, live, { ...published, parentFolderId: live.parentFolderId }), 'No content changes: the live article keeps its content and only its version goes up.'));
+  lines.push(
+    ...changeLines(articleChanges(context, live, { ...published, parentFolderId: live.parentFolderId }), 'No content changes: the live article keeps its content and only its version goes up.'),
+  );
   return lines;
 }
 
@@ -160,19 +161,13 @@ export async function previewDeleteArticle(input: ArticleInput, context: Preview
   const found = await readOne(context, input.articleId);
   if ('lines' in found) return found.lines;
   const { article } = found;
-  const [folders, agents, drafts] = await Promise.all([
-    readFolders(context),
-    readAgents(context),
-    article.isDraft ? undefined : lookup(context, 'list_articles', { type: 'draft' }, 'the drafts'),
-  ]);
+  const [folders, agents, drafts] = await Promise.all([readFolders(context), readAgents(context), article.isDraft ? undefined : lookup(context, 'list_articles', { type: 'draft' }, 'the drafts')]);
   const lines = [
     `Deletes ${article.isDraft ? 'draft' : 'live article'} ${describeArticle(context, article)} in folder ${named(context, folders, article.parentFolderId)}. This is permanent: no route restores it.`,
   ];
   if (article.isDraft) {
     lines.push(
-      typeof article.originalArticleId === 'string'
-        ? `The live article it was made from (${article.originalArticleId}) is not changed.`
-        : 'It has no live original: its content exists nowhere else.',
+      typeof article.originalArticleId === 'string' ? `The live article it was made from (${article.originalArticleId}) is not changed.` : 'It has no live original: its content exists nowhere else.',
     );
   } else {
     if (!folders.failed && article.active !== false) {

@@ -45,7 +45,7 @@ export function compareArticle(draft: Article, live: Article | undefined): Artic
   const stale = live !== undefined && changed && foreignVersions(draft, live) > 0;
   if (stale) {
     warnings.push(
-      `Stale draft: it was made from version ${draftVersion}, and the live article, now at version ${liveVersion}, was changed since${draft.isDraftPublished === true ? ' (besides this draft\'s own publish)' : ''}. Publishing overwrites the later change(s); compare them first.`,
+      `Stale draft: it was made from version ${draftVersion}, and the live article, now at version ${liveVersion}, was changed since${draft.isDraftPublished === true ? " (besides this draft's own publish)" : ''}. Publishing overwrites the later change(s); compare them first.`,
     );
   }
   if (draft.isDraftPublished === true) warnings.push('This draft was already published once; publishing again writes it to the same live article once more (version + 1).');
@@ -117,7 +117,11 @@ function renderOne(comparison: ArticleComparison, quote: Quote): string[] {
   for (const field of comparison.fields) {
     // Flags are the API's own values; ids stay bare beside the folder's name; any other text was written by someone.
     const show = (value: unknown, name?: string) =>
-      name ? `${quote(name)} (${String(value)})` : typeof value === 'boolean' || field.field === 'parentFolderId' ? String(value) : quote(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+      name
+        ? `${quote(name)} (${String(value)})`
+        : typeof value === 'boolean' || field.field === 'parentFolderId'
+          ? String(value)
+          : quote(typeof value === 'string' ? value : JSON.stringify(value ?? null));
     lines.push(comparison.verdict === 'new' ? `${field.field}: ${show(field.after, field.afterName)}` : `${field.field}: ${show(field.before)} -> ${show(field.after)}`);
   }
   for (const list of comparison.lists) {

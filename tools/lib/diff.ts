@@ -78,7 +78,10 @@ export function textDiff(before: string, after: string): TextDiff {
 
 /** Items added to and removed from a list (questions, keywords), compared as JSON. */
 export function listChanges(before: unknown[], after: unknown[]): { added: unknown[]; removed: unknown[] } {
-  const parts = diffArrays(before.map((item) => JSON.stringify(item)), after.map((item) => JSON.stringify(item)));
+  const parts = diffArrays(
+    before.map((item) => JSON.stringify(item)),
+    after.map((item) => JSON.stringify(item)),
+  );
   const pick = (keep: (part: (typeof parts)[number]) => boolean) => parts.filter(keep).flatMap((part) => part.value.map((item) => JSON.parse(item) as unknown));
   const added = pick((part) => part.added);
   const removed = pick((part) => part.removed);
@@ -112,10 +115,7 @@ export type Quote = (value: unknown) => string;
 
 /** Hunks as unified-diff lines (`@@ -1,2 +1,2 @@`, then `-`, `+` and context lines), each line's text quoted. */
 export function renderHunks(hunks: DiffHunk[], quote: Quote, indent = '  '): string[] {
-  return hunks.flatMap((hunk) => [
-    `${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
-    ...hunk.lines.map((line) => `${indent}${line.mark} ${quote(line.text)}`),
-  ]);
+  return hunks.flatMap((hunk) => [`${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.map((line) => `${indent}${line.mark} ${quote(line.text)}`)]);
 }
 
 /**

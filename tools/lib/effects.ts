@@ -49,7 +49,12 @@ export function agentsOfFolder(folders: Lookup, folderId: unknown): string[] {
 
 /** Names of agents as one phrase: `"Store assistant" (bot_1), "Email support" (bot_2)`, or `no agent`. */
 export function agentNames(context: PreviewContext, agents: Lookup, botIds: string[]): string {
-  return botIds.length ? [...botIds].sort().map((id) => named(context, agents, id)).join(', ') : 'no agent';
+  return botIds.length
+    ? [...botIds]
+        .sort()
+        .map((id) => named(context, agents, id))
+        .join(', ')
+    : 'no agent';
 }
 
 /** `A -> B` for the agents answering from something before and after a move, or `A (unchanged)`. */

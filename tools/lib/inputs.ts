@@ -12,21 +12,21 @@ export function nonBlank(description?: string) {
 export const channelEnum = z.enum(['chat', 'email']);
 
 /** Source values of conversations: the documented ones plus lowercase names of connected platforms. */
-export const conversationSource = z
-  .string()
-  .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
+export const conversationSource = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
 
 /** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters (C0, DEL and C1). */
 export function searchText(description: string) {
-  return z
-    .string()
-    .refine((text) => text.trim().length > 0, 'must not be blank')
-    // The spec counts non-blank characters: spaces between words do not count against the 100.
-    .refine((text) => text.replace(/\s/g, '').length <= 100, 'must be at most 100 characters, not counting blanks')
-    .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule refuses
-    .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')
-    .describe(description);
+  return (
+    z
+      .string()
+      .refine((text) => text.trim().length > 0, 'must not be blank')
+      // The spec counts non-blank characters: spaces between words do not count against the 100.
+      .refine((text) => text.replace(/\s/g, '').length <= 100, 'must be at most 100 characters, not counting blanks')
+      .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule refuses
+      .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')
+      .describe(description)
+  );
 }
 
 /** The description marker of a tool whose payload the spec does not show; the guide says what it means. */

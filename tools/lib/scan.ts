@@ -81,11 +81,7 @@ async function agentsToScan(context: ToolContext, botId: string | undefined): Pr
  * pages of 100 over the fewest slices. Reports progress, stops on cancellation, and says how many
  * requests it spent.
  */
-export async function scanConversations(
-  context: ToolContext,
-  request: ScanRequest,
-  visit: (conversation: AttributedConversation) => void | Promise<void>,
-): Promise<ScanSummary> {
+export async function scanConversations(context: ToolContext, request: ScanRequest, visit: (conversation: AttributedConversation) => void | Promise<void>): Promise<ScanSummary> {
   const windows = splitWindow(request.since, request.until);
   const agents = await agentsToScan(context, request.filters.botId);
   const progress = new ScanProgress(context, request.verb, agents.length * windows.length);
@@ -126,7 +122,8 @@ export async function scanConversations(
   const notes = [
     `Queried ${agents.length === 1 ? 'one agent' : `${agents.length} agents one by one`} over ${windows.length} slice(s) of at most 90 days: ${requests} requests (1 list_agents, ${pages} list_conversations pages of up to ${PAGE_SIZE}).`,
   ];
-  if (stoppedAt !== undefined) notes.push(`Cut short at maxConversations=${request.max} while reading agent ${stoppedAt}: later pages and agents were not read; raise maxConversations to cover everything.`);
+  if (stoppedAt !== undefined)
+    notes.push(`Cut short at maxConversations=${request.max} while reading agent ${stoppedAt}: later pages and agents were not read; raise maxConversations to cover everything.`);
   if (kept === 0) notes.push(`No conversation matched ${describeScope(request)}.`);
   return {
     since: new Date(request.since).toISOString(),

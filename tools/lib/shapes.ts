@@ -6,7 +6,10 @@ import { z } from 'zod';
  * schemas stay shallow and small: every tools/list carries them (design sec. 9 budget).
  */
 export function shape<Required extends z.ZodRawShape, Optional extends z.ZodRawShape = Record<never, never>>(required: Required, optional?: Optional) {
-  return z.object(required).merge(z.object(optional ?? ({} as Optional)).partial()).passthrough();
+  return z
+    .object(required)
+    .merge(z.object(optional ?? ({} as Optional)).partial())
+    .passthrough();
 }
 
 /** `{success: true}` of the delete and feedback routes. */

@@ -158,9 +158,7 @@ function keysOf(dimensions: readonly Dimension[], ids: readonly string[], names:
 }
 
 const byDimension = (dimension: Dimension) =>
-  CHRONOLOGICAL.includes(dimension)
-    ? (a: Group, b: Group) => a.id.localeCompare(b.id)
-    : (a: Group, b: Group) => b.conversations - a.conversations || a.id.localeCompare(b.id);
+  CHRONOLOGICAL.includes(dimension) ? (a: Group, b: Group) => a.id.localeCompare(b.id) : (a: Group, b: Group) => b.conversations - a.conversations || a.id.localeCompare(b.id);
 
 /**
  * Counts conversations as they stream past, keeping none: in total, per group of each dimension
@@ -345,7 +343,9 @@ export function renderStats(data: unknown, quote: Quote): string {
   const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (INCOMPLETE: cut short at maxConversations)'}.`];
   if (result.previous) {
     const before = result.previous.total.conversations;
-    lines.push(`Compared with the previous window, ${result.previous.since} to ${result.previous.until}: ${before} conversation${before === 1 ? '' : 's'}. Figures show (change) = this window minus that one.`);
+    lines.push(
+      `Compared with the previous window, ${result.previous.since} to ${result.previous.until}: ${before} conversation${before === 1 ? '' : 's'}. Figures show (change) = this window minus that one.`,
+    );
   }
   if (result.note) lines.push(result.note);
   const change = result.change;
@@ -371,9 +371,22 @@ export function renderStats(data: unknown, quote: Quote): string {
     const label = (group: KeyedGroup, dimension: Dimension) => (dimension === 'agent' ? quote(group.agent) : String(group[dimension]));
     const changes = change?.crossed && new Map(change.crossed.map((entry) => [crossedKey(entry), entry]));
     lines.push('', `By ${dimensions.join(' and ')}:`, ...header(dimensions));
-    for (const group of result.crossed) lines.push(row(dimensions.map((dimension) => label(group, dimension)), group, changes?.get(crossedKey(group))));
+    for (const group of result.crossed)
+      lines.push(
+        row(
+          dimensions.map((dimension) => label(group, dimension)),
+          group,
+          changes?.get(crossedKey(group)),
+        ),
+      );
     for (const gone of changes ? [...changes.values()].filter((entry) => !result.crossed!.some((group) => crossedKey(group) === crossedKey(entry))) : []) {
-      lines.push(row(dimensions.map((dimension) => label({ ...gone, ...NONE }, dimension)), NONE, gone));
+      lines.push(
+        row(
+          dimensions.map((dimension) => label({ ...gone, ...NONE }, dimension)),
+          NONE,
+          gone,
+        ),
+      );
     }
   }
   if (!result.groups.agent && result.total.negativeArticles.length) {

@@ -7,8 +7,18 @@ import { isUuid, newId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, requireInWorkspace, type Workspace } from '../state.js';
 import {
-  FIELD_TYPES, STEP_METHODS, checkUrl, maskedStep, orderedSteps, parseMaskedValues, parseResponseMapping, resolveOutputs, runStep,
-  stepConfig, type StepConfig, type StepVariables,
+  FIELD_TYPES,
+  STEP_METHODS,
+  checkUrl,
+  maskedStep,
+  orderedSteps,
+  parseMaskedValues,
+  parseResponseMapping,
+  resolveOutputs,
+  runStep,
+  stepConfig,
+  type StepConfig,
+  type StepVariables,
 } from '../steps.js';
 import type { DataStep, FieldSource, FieldType, HcTool, InputField, OutputField, ToolAssignment } from '../types.js';
 import { Violations, isPlainObject, objectBody, objectList, oneOf, optionalBoolean, optionalString, requireString, uuidParam } from '../validate.js';
@@ -86,7 +96,7 @@ function parseOutputSchema(v: Violations, raw: unknown): OutputField[] | undefin
     // The spec gives `source` no default: a field without one is stored without one.
     const source = oneOf(v, `${at}.source`, item.source, FIELD_SOURCES) ?? null;
     // A bare key is accepted (it resolves at runtime), as the spec says; only the dashboard treats it as unmapped.
-    const path = source === 'apiResponse' ? requireString(v, `${at}.path`, item.path) ?? '' : optionalString(v, `${at}.path`, item.path) ?? null;
+    const path = source === 'apiResponse' ? (requireString(v, `${at}.path`, item.path) ?? '') : (optionalString(v, `${at}.path`, item.path) ?? null);
     const field: OutputField = {
       name,
       type: fieldType(v, `${at}.type`, item.type) ?? 'string',
@@ -116,15 +126,24 @@ export function createTool(req: RouteRequest) {
   const v = new Violations();
   const name = requireString(v, 'name', body.name);
   const alwaysGet = optionalBoolean(v, 'alwaysGet', body.alwaysGet) ?? false;
-  const description = body.description === null ? null : optionalString(v, 'description', body.description) ?? null;
+  const description = body.description === null ? null : (optionalString(v, 'description', body.description) ?? null);
   const source = optionalString(v, 'source', body.source);
   const inputSchema = parseInputSchema(v, body.inputSchema);
   const outputSchema = parseOutputSchema(v, body.outputSchema);
   v.throwIfAny();
   const at = iso(req.now);
   const tool: HcTool = {
-    id: newId(), createdAt: at, updatedAt: at, companyId: req.workspace.id, name: name!, description, alwaysGet,
-    source: source ?? 'api', inputSchema: inputSchema ?? [], outputSchema: outputSchema ?? [], builtInHandler: null,
+    id: newId(),
+    createdAt: at,
+    updatedAt: at,
+    companyId: req.workspace.id,
+    name: name!,
+    description,
+    alwaysGet,
+    source: source ?? 'api',
+    inputSchema: inputSchema ?? [],
+    outputSchema: outputSchema ?? [],
+    builtInHandler: null,
   };
   req.workspace.tools.set(tool.id, tool);
   return { status: 201, body: toolView(req.workspace, tool) };
@@ -163,7 +182,7 @@ export function saveDataStep(req: RouteRequest) {
     if (typeof body.stepNumber !== 'number' || !Number.isFinite(body.stepNumber)) v.add('stepNumber must be a number');
     else stepNumber = body.stepNumber;
   }
-  const url = body.url === undefined || body.url === null ? existing?.url ?? null : checkUrl(v, body.url) ?? null;
+  const url = body.url === undefined || body.url === null ? (existing?.url ?? null) : (checkUrl(v, body.url) ?? null);
   const method = oneOf(v, 'method', body.method, STEP_METHODS);
   const name = optionalString(v, 'name', body.name);
   const headers = parseMaskedValues(v, 'headers', body.headers, existing?.headers, { headers: true });
@@ -186,8 +205,17 @@ export function saveDataStep(req: RouteRequest) {
   }
   const count = [...ws.dataSteps.values()].filter((s) => s.toolId === tool.id).length;
   const step: DataStep = {
-    id: newId(), createdAt: at, updatedAt: at, companyId: ws.id, name: name ?? `Step ${stepNumber ?? count + 1}`, toolId: tool.id,
-    stepNumber: stepNumber ?? null, url, method: method ?? 'GET', headers: headers ?? null, body: stepBody ?? null,
+    id: newId(),
+    createdAt: at,
+    updatedAt: at,
+    companyId: ws.id,
+    name: name ?? `Step ${stepNumber ?? count + 1}`,
+    toolId: tool.id,
+    stepNumber: stepNumber ?? null,
+    url,
+    method: method ?? 'GET',
+    headers: headers ?? null,
+    body: stepBody ?? null,
     responseMapping: responseMapping ?? {},
   };
   ws.dataSteps.set(step.id, step);
@@ -262,11 +290,21 @@ export async function testTool(req: RouteRequest) {
     if (outcome.success) vars.steps[step.id] = outcome.data;
     else success = false;
     results.push({
-      stepId: step.id, name: step.name, stepNumber: step.stepNumber, success: outcome.success, status: outcome.status,
-      request: outcome.request ?? null, data: outcome.data, ...(outcome.error ? { error: outcome.error } : {}),
+      stepId: step.id,
+      name: step.name,
+      stepNumber: step.stepNumber,
+      success: outcome.success,
+      status: outcome.status,
+      request: outcome.request ?? null,
+      data: outcome.data,
+      ...(outcome.error ? { error: outcome.error } : {}),
     });
   }
-  const output = resolveOutputs(tool, vars, steps.map((s) => s.id));
+  const output = resolveOutputs(
+    tool,
+    vars,
+    steps.map((s) => s.id),
+  );
   return {
     body: {
       id: tool.id,
@@ -292,7 +330,8 @@ export async function testDataStep(req: RouteRequest) {
   const stepBody = parseMaskedValues(v, 'body', body.body, stored?.body);
   const responseMapping = parseResponseMapping(v, body.responseMapping);
   const inputs = inputsOf(v, body.inputs);
-  if (body.toolId !== undefined && (typeof body.toolId !== 'string' || !findInWorkspace(req.state, ws, 'tools', body.toolId))) v.add('toolId must be the id of an action or attribute of this workspace');
+  if (body.toolId !== undefined && (typeof body.toolId !== 'string' || !findInWorkspace(req.state, ws, 'tools', body.toolId)))
+    v.add('toolId must be the id of an action or attribute of this workspace');
   v.throwIfAny();
   const config: StepConfig = {
     id: stored?.id ?? 'test',
@@ -300,8 +339,8 @@ export async function testDataStep(req: RouteRequest) {
     stepNumber: stored?.stepNumber ?? null,
     url: url ?? null,
     method,
-    headers: headers === undefined ? stored?.headers ?? null : headers,
-    body: stepBody === undefined ? stored?.body ?? null : stepBody,
+    headers: headers === undefined ? (stored?.headers ?? null) : headers,
+    body: stepBody === undefined ? (stored?.body ?? null) : stepBody,
     responseMapping: responseMapping ?? stored?.responseMapping ?? {},
   };
   // `${stepId.key}` values of earlier steps can be given as inputs under that dotted name.
@@ -311,8 +350,6 @@ export async function testDataStep(req: RouteRequest) {
 
 export function listTools(req: RouteRequest) {
   return {
-    body: [...req.workspace.tools.values()]
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
-      .map((tool) => compactTool(req.workspace, tool)),
+    body: [...req.workspace.tools.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1)).map((tool) => compactTool(req.workspace, tool)),
   };
 }

@@ -71,9 +71,7 @@ export function listArticles(req: RouteRequest) {
   const type = oneOf(v, 'type', req.query.get('type') ?? undefined, ARTICLE_TYPES) ?? 'live';
   v.throwIfAny();
   advanceKnowledgeJobs(req.state, req.workspace, actor(req));
-  const articles = [...req.workspace.articles.values()]
-    .filter((a) => a.isDraft === (type === 'draft'))
-    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+  const articles = [...req.workspace.articles.values()].filter((a) => a.isDraft === (type === 'draft')).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
   return { body: articles.map(articleView) };
 }
 
@@ -165,13 +163,17 @@ export function createDraft(req: RouteRequest) {
   const live = articleOr404(req);
   if (live.isDraft) throw badRequest([`article ${live.id} is a draft; drafts are created from live articles`]);
   const content = readContent(objectBody(req.body));
-  const draft = newArticle(req, { ...bodyOf(live), ...content }, {
-    parentFolderId: live.parentFolderId,
-    isDraft: true,
-    originalArticleId: live.id,
-    originalArticleVersion: live.version,
-    origin: 'API_CREATED',
-  });
+  const draft = newArticle(
+    req,
+    { ...bodyOf(live), ...content },
+    {
+      parentFolderId: live.parentFolderId,
+      isDraft: true,
+      originalArticleId: live.id,
+      originalArticleVersion: live.version,
+      origin: 'API_CREATED',
+    },
+  );
   ws.articles.set(draft.id, draft);
   return { status: 201, body: articleView(draft) };
 }
@@ -184,9 +186,7 @@ export function publishDraft(req: RouteRequest) {
   const merged = { ...bodyOf(draft), ...content };
   const at = iso(req.now);
   // The spec states no once-only rule: publishing again writes the draft to the same live article.
-  const target = [draft.originalArticleId, draft.publishedArticleId]
-    .map((id) => (id ? ws.articles.get(id) : undefined))
-    .find((article) => article !== undefined && !article.isDraft);
+  const target = [draft.originalArticleId, draft.publishedArticleId].map((id) => (id ? ws.articles.get(id) : undefined)).find((article) => article !== undefined && !article.isDraft);
   let live: Article;
   if (target) {
     Object.assign(target, merged, { version: target.version + 1, updatedAt: at, updatedBy: actor(req), origin: draft.origin });

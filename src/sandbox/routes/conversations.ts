@@ -6,19 +6,30 @@ import { badRequest, forbiddenWorkspace, internalError, notAcceptable } from '..
 import { isUuid, newId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { addUsedArticles, buildReply } from '../reply.js';
-import {
-  DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, ownerOf, toPublicConversation, toPublicEvent,
-} from '../state.js';
+import { DAY_MS, articleRef, computeHasFeedback, newConversation, newEvent, subjectOf, computeResolved, findInWorkspace, ownerOf, toPublicConversation, toPublicEvent } from '../state.js';
 import type { Channel, Conversation, StoredEvent } from '../types.js';
-import {
-  CONTROL_CHARS, Violations, isPlainObject, objectBody, oneOf, queryInt, queryList, requireString,
-} from '../validate.js';
+import { CONTROL_CHARS, Violations, isPlainObject, objectBody, oneOf, queryInt, queryList, requireString } from '../validate.js';
 
 /** Source values: the six named ones plus the twelve third-party platform names chosen for the sandbox (CHOICES.md). */
 export const SOURCE_VALUES = [
-  'api', 'widget', 'ui', 'standalone', 'testsuite', 'replay',
-  'zendesk', 'intercom', 'freshdesk', 'salesforce', 'hubspot', 'front',
-  'gorgias', 'helpscout', 'kustomer', 'gladly', 'slack', 'whatsapp',
+  'api',
+  'widget',
+  'ui',
+  'standalone',
+  'testsuite',
+  'replay',
+  'zendesk',
+  'intercom',
+  'freshdesk',
+  'salesforce',
+  'hubspot',
+  'front',
+  'gorgias',
+  'helpscout',
+  'kustomer',
+  'gladly',
+  'slack',
+  'whatsapp',
 ] as const;
 export const CHANNEL_VALUES = ['chat', 'email'] as const;
 export const ROLE_VALUES = ['user', 'agent', 'svcbot', 'otherbot'] as const;
@@ -82,7 +93,17 @@ export function listConversations(req: RouteRequest) {
   }
 
   const page = ws.conversations.listPage({
-    since: sinceMs, until: untilMs, limit, cursor: cursorKey, direction, botId, sources, channels, csat, question, answer,
+    since: sinceMs,
+    until: untilMs,
+    limit,
+    cursor: cursorKey,
+    direction,
+    botId,
+    sources,
+    channels,
+    csat,
+    question,
+    answer,
   });
   return {
     body: {

@@ -121,9 +121,7 @@ export function advanceKnowledgeJobs(state: SandboxState, ws: Workspace, created
     if (source) refreshSource(state, ws, source);
     if (source?.linkedJobStatus !== 'COMPLETED' || !source.success || source.paragraphs.length === 0) {
       job.status = 'FAILED';
-      job.error = source
-        ? `Source ${source.id} has no processed content (linkedJobStatus ${source.linkedJobStatus}); ingest it successfully first`
-        : `Source ${job.documentId} no longer exists`;
+      job.error = source ? `Source ${source.id} has no processed content (linkedJobStatus ${source.linkedJobStatus}); ingest it successfully first` : `Source ${job.documentId} no longer exists`;
       continue;
     }
     const folderId = job.folderId && ws.folders.has(job.folderId) ? job.folderId : defaultFolder(ws, state.now()).id;

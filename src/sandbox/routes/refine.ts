@@ -27,7 +27,12 @@ const plans = new WeakMap<FixIteration, Plan>();
 
 /** The event under review, checked as the spec says: in the conversation, svcbot-authored, with a linked user event. */
 export function targetOf(state: SandboxState, ws: Workspace, interactionId: string, eventId: string): { conversation: Conversation; event: StoredEvent; userEvent: StoredEvent } {
-  const empty = [['id', interactionId], ['eventId', eventId]].filter(([, value]) => value.trim() === '').map(([name]) => `${name} should not be empty`);
+  const empty = [
+    ['id', interactionId],
+    ['eventId', eventId],
+  ]
+    .filter(([, value]) => value.trim() === '')
+    .map(([name]) => `${name} should not be empty`);
   if (empty.length) throw badRequest(empty);
   const conversation = requireInWorkspace(state, ws, 'conversations', interactionId, 'Interaction not found');
   const index = conversation.events.findIndex((e) => e.id === eventId);
@@ -37,7 +42,10 @@ export function targetOf(state: SandboxState, ws: Workspace, interactionId: stri
   }
   const event = conversation.events[index];
   if (event.role !== 'svcbot') throw badRequest(['Event is not an agent (svcbot) response']);
-  const userEvent = conversation.events.slice(0, index).reverse().find((e) => e.role === 'user');
+  const userEvent = conversation.events
+    .slice(0, index)
+    .reverse()
+    .find((e) => e.role === 'user');
   if (!userEvent) throw badRequest(['Event has no linked user event']);
   return { conversation, event, userEvent };
 }
@@ -69,32 +77,56 @@ function finish(it: FixIteration, plan: Plan, at: number): void {
   it.replayInteractionId = replayId;
   it.replayEventId = replayEventId;
   ws.replays.set(replayId, {
-    id: replayId, companyId: ws.id, botId: conversation?.botId ?? '', source: 'replay', channel: conversation?.channel ?? 'chat', status: 'done',
-    createdAt: iso(plan.startedMs + 2 * plan.stepMs), updatedAt: iso(at), parentInteractionId: it.interactionId,
+    id: replayId,
+    companyId: ws.id,
+    botId: conversation?.botId ?? '',
+    source: 'replay',
+    channel: conversation?.channel ?? 'chat',
+    status: 'done',
+    createdAt: iso(plan.startedMs + 2 * plan.stepMs),
+    updatedAt: iso(at),
+    parentInteractionId: it.interactionId,
     replay: { target_event_id: it.targetEventId, status: 'done' },
   });
   const usedArticle = event?.usedArticles[0] ? ws.articles.get(event.usedArticles[0].id) : undefined;
   const change: FixChange = {
-    id: newId(), companyId: ws.id, sessionId: it.sessionId, iterationId: it.id, interactionId: it.interactionId, targetEventId: it.targetEventId,
+    id: newId(),
+    companyId: ws.id,
+    sessionId: it.sessionId,
+    iterationId: it.id,
+    interactionId: it.interactionId,
+    targetEventId: it.targetEventId,
     rootCause: usedArticle
       ? {
-        failureStage: 'knowledge_content', failureMode: 'incorrect_knowledge',
-        reasoning: `The article "${usedArticle.title}" does not state the detail the customer asked about near the top, so the answer stayed generic.`,
-        target: { kind: 'kb_article', operation: 'update', articleId: usedArticle.id },
-      }
+          failureStage: 'knowledge_content',
+          failureMode: 'incorrect_knowledge',
+          reasoning: `The article "${usedArticle.title}" does not state the detail the customer asked about near the top, so the answer stayed generic.`,
+          target: { kind: 'kb_article', operation: 'update', articleId: usedArticle.id },
+        }
       : {
-        failureStage: 'answer_generation', failureMode: 'required_information_omitted',
-        reasoning: 'The answer skipped information the customer needed; the prompt now asks for it explicitly.',
-        target: { kind: 'prompt', operation: 'update', botId: conversation?.botId ?? null },
-      },
+          failureStage: 'answer_generation',
+          failureMode: 'required_information_omitted',
+          reasoning: 'The answer skipped information the customer needed; the prompt now asks for it explicitly.',
+          target: { kind: 'prompt', operation: 'update', botId: conversation?.botId ?? null },
+        },
     changeType: usedArticle ? 'update_article' : 'update_prompt',
-    draftPromptVersionId: null, draftArticleId: null, draftRuleVersionId: null, createdAt: iso(at),
+    draftPromptVersionId: null,
+    draftArticleId: null,
+    draftRuleVersionId: null,
+    createdAt: iso(at),
   };
   if (usedArticle) {
     const draftId = newId();
     ws.articles.set(draftId, {
-      ...structuredClone(usedArticle), id: draftId, isDraft: true, isDraftPublished: false, originalArticleId: usedArticle.id,
-      originalArticleVersion: usedArticle.version, createdAt: iso(at), updatedAt: iso(at), documentUrl: null,
+      ...structuredClone(usedArticle),
+      id: draftId,
+      isDraft: true,
+      isDraftPublished: false,
+      originalArticleId: usedArticle.id,
+      originalArticleVersion: usedArticle.version,
+      createdAt: iso(at),
+      updatedAt: iso(at),
+      documentUrl: null,
       misc: { ...usedArticle.misc, refineIterationId: it.id },
     });
     change.draftArticleId = draftId;
@@ -111,8 +143,13 @@ function finish(it: FixIteration, plan: Plan, at: number): void {
     : 'Drafted a prompt change so the agent includes the missing information; the replayed answer now does.';
   it.confidence = 'medium';
   it.newAnswerSnapshot = {
-    interactionId: replayId, eventId: replayEventId, originalEventId: it.targetEventId,
-    content: `${event?.message ?? 'The agent answer'} (Revised: the key detail is now stated first.)`, role: 'svcbot', type: 'message', createdAt: iso(at),
+    interactionId: replayId,
+    eventId: replayEventId,
+    originalEventId: it.targetEventId,
+    content: `${event?.message ?? 'The agent answer'} (Revised: the key detail is now stated first.)`,
+    role: 'svcbot',
+    type: 'message',
+    createdAt: iso(at),
   };
 }
 
@@ -148,10 +185,7 @@ export function sessionView(state: SandboxState, session: FixReviewSession): Rec
  * Starts refining an answer: a new session, or a new iteration of the active one (the previous
  * latest iteration becomes `superseded`). Used by the sandbox control route.
  */
-export function startRefine(
-  state: SandboxState,
-  input: { interactionId: string; eventId: string; outcome?: RefineOutcome; feedbackNote?: string; stepMs?: number },
-): Record<string, unknown> {
+export function startRefine(state: SandboxState, input: { interactionId: string; eventId: string; outcome?: RefineOutcome; feedbackNote?: string; stepMs?: number }): Record<string, unknown> {
   const ws = [...state.workspaces.values()].find((w) => w.conversations.has(input.interactionId));
   if (!ws) throw notFound('Interaction not found');
   const { conversation, event, userEvent } = targetOf(state, ws, input.interactionId, input.eventId);
@@ -160,9 +194,20 @@ export function startRefine(
   let session = activeSession(ws, conversation.id, event.id);
   if (!session) {
     session = {
-      id: newId(), companyId: ws.id, interactionId: conversation.id, targetEventId: event.id, targetUserEventId: userEvent.id, status: 'active',
-      publishedIterationId: null, publishedAt: null, closedAt: null, closedReason: null, createdAt: at, updatedAt: at,
-      originalAnswerSnapshot: snapshot(conversation, event), iterations: [],
+      id: newId(),
+      companyId: ws.id,
+      interactionId: conversation.id,
+      targetEventId: event.id,
+      targetUserEventId: userEvent.id,
+      status: 'active',
+      publishedIterationId: null,
+      publishedAt: null,
+      closedAt: null,
+      closedReason: null,
+      createdAt: at,
+      updatedAt: at,
+      originalAnswerSnapshot: snapshot(conversation, event),
+      iterations: [],
     };
     ws.refineSessions.set(session.id, session);
   }
@@ -174,12 +219,29 @@ export function startRefine(
     previous.updatedAt = at;
   }
   const iteration: FixIteration = {
-    id: newId(), companyId: ws.id, sessionId: session.id, interactionId: conversation.id, targetEventId: event.id,
-    previousIterationId: previous?.id ?? null, backgroundJobId: null, replayInteractionId: null, replayEventId: null,
-    iterationNumber: (previous?.iterationNumber ?? 0) + 1, status: 'queued',
+    id: newId(),
+    companyId: ws.id,
+    sessionId: session.id,
+    interactionId: conversation.id,
+    targetEventId: event.id,
+    previousIterationId: previous?.id ?? null,
+    backgroundJobId: null,
+    replayInteractionId: null,
+    replayEventId: null,
+    iterationNumber: (previous?.iterationNumber ?? 0) + 1,
+    status: 'queued',
     feedbackNote: input.feedbackNote ?? event.feedback ?? 'Improve this answer.',
-    summary: null, confidence: null, error: null, publishedAt: null, startedAt: null, completedAt: null, createdAt: at, updatedAt: at,
-    oldAnswerSnapshot: snapshot(conversation, event), newAnswerSnapshot: null, changes: [],
+    summary: null,
+    confidence: null,
+    error: null,
+    publishedAt: null,
+    startedAt: null,
+    completedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    oldAnswerSnapshot: snapshot(conversation, event),
+    newAnswerSnapshot: null,
+    changes: [],
   };
   session.iterations.unshift(iteration);
   session.updatedAt = at;

@@ -103,7 +103,10 @@ export function titleFromUrl(url: string): string {
     const parsed = new URL(url);
     const segment = parsed.pathname.split('/').filter(Boolean).pop();
     if (!segment) return parsed.hostname;
-    const words = decodeURIComponent(segment).replace(/\.[a-z0-9]+$/i, '').replace(/[-_]+/g, ' ').trim();
+    const words = decodeURIComponent(segment)
+      .replace(/\.[a-z0-9]+$/i, '')
+      .replace(/[-_]+/g, ' ')
+      .trim();
     return words ? words.charAt(0).toUpperCase() + words.slice(1) : parsed.hostname;
   } catch {
     return url;
@@ -143,9 +146,7 @@ export function discover(req: RouteRequest) {
     const categories = catalog.helpcenter
       .map((category) => ({
         ...category,
-        children: category.children
-          .map((section) => ({ ...section, children: section.children.filter(fresh) }))
-          .filter((section) => section.children.length > 0),
+        children: category.children.map((section) => ({ ...section, children: section.children.filter(fresh) })).filter((section) => section.children.length > 0),
       }))
       .filter((category) => category.children.length > 0);
     return { body: categories };
@@ -194,9 +195,24 @@ export function register(req: RouteRequest) {
     }
     const id = newId();
     ws.sources.set(id, {
-      id, companyId: ws.id, source: provider, url: item.originalUrl!, title: item.title!, success: false, changed: false,
-      linkedJobStatus: 'PENDING', linkedKnowledgeId: null, error: '', paragraphs: [], createdAt: at, updatedAt: at,
-      linkedJobId: null, externalId: item.externalId!, mimeType: item.mimeType!, object: item.object ?? null, storageUrl: item.storageUrl ?? null,
+      id,
+      companyId: ws.id,
+      source: provider,
+      url: item.originalUrl!,
+      title: item.title!,
+      success: false,
+      changed: false,
+      linkedJobStatus: 'PENDING',
+      linkedKnowledgeId: null,
+      error: '',
+      paragraphs: [],
+      createdAt: at,
+      updatedAt: at,
+      linkedJobId: null,
+      externalId: item.externalId!,
+      mimeType: item.mimeType!,
+      object: item.object ?? null,
+      storageUrl: item.storageUrl ?? null,
     });
     addedDocumentIds.push(id);
   }
@@ -250,7 +266,10 @@ export function ingest(req: RouteRequest) {
   v.throwIfAny();
 
   const kind = source as SourceKind;
-  const lists: [string, string[]][] = [['documentIdsToAdd', toAdd], ['documentIdsToRefresh', toRefresh]];
+  const lists: [string, string[]][] = [
+    ['documentIdsToAdd', toAdd],
+    ['documentIdsToRefresh', toRefresh],
+  ];
   if (kind === 'web') {
     for (const [name, items] of lists) {
       const ids = items.filter((item) => !isHttpUrl(item) && (isUuid(item) || [...state.workspaces.values()].some((w) => w.sources.has(item))));
@@ -273,9 +292,24 @@ export function ingest(req: RouteRequest) {
         if (!record) {
           const id = newId();
           record = {
-            id, companyId: ws.id, source: 'web', url: item, title: titleFromUrl(item), success: false, changed: false,
-            linkedJobStatus: 'PENDING', linkedKnowledgeId: null, error: '', paragraphs: [], createdAt: at, updatedAt: at,
-            linkedJobId: null, externalId: null, mimeType: null, object: null, storageUrl: null,
+            id,
+            companyId: ws.id,
+            source: 'web',
+            url: item,
+            title: titleFromUrl(item),
+            success: false,
+            changed: false,
+            linkedJobStatus: 'PENDING',
+            linkedKnowledgeId: null,
+            error: '',
+            paragraphs: [],
+            createdAt: at,
+            updatedAt: at,
+            linkedJobId: null,
+            externalId: null,
+            mimeType: null,
+            object: null,
+            storageUrl: null,
           };
           ws.sources.set(id, record);
         }
@@ -293,8 +327,16 @@ export function ingest(req: RouteRequest) {
   const jobs: IngestionJob[] = records.map((record) => {
     const result = ingestionOutcome(kind, record.url, record.externalId, record.title);
     const job: IngestionJob = {
-      id: newJobId(), documentId: record.id, status: 'PENDING', companyId: ws.id, queuedAt: req.now,
-      outcome: result.outcome, failureError: result.error, resultParagraphs: result.paragraphs, english, baser,
+      id: newJobId(),
+      documentId: record.id,
+      status: 'PENDING',
+      companyId: ws.id,
+      queuedAt: req.now,
+      outcome: result.outcome,
+      failureError: result.error,
+      resultParagraphs: result.paragraphs,
+      english,
+      baser,
     };
     ws.jobs.set(job.id, job);
     record.linkedJobId = job.id;

@@ -18,8 +18,15 @@ const DEFAULT_RUN_MS = 3000;
 export function groupView(ws: Workspace, group: CriteriaGroup): Record<string, unknown> {
   const linked = [...ws.testCases.values()].filter((c) => c.groupIds.includes(group.id));
   return {
-    id: group.id, companyId: group.companyId, botId: group.botId, name: group.name, criteria: structuredClone(group.criteria),
-    revision: group.revision, createdAt: group.createdAt, updatedAt: group.updatedAt, caseCount: linked.length,
+    id: group.id,
+    companyId: group.companyId,
+    botId: group.botId,
+    name: group.name,
+    criteria: structuredClone(group.criteria),
+    revision: group.revision,
+    createdAt: group.createdAt,
+    updatedAt: group.updatedAt,
+    caseCount: linked.length,
     linkedCases: linked.map((c) => ({ id: c.id, name: c.name, sourceInteractionId: c.sourceInteractionId })),
     impactToken: group.impactToken,
   };
@@ -117,8 +124,13 @@ export function advanceRun(state: SandboxState, run: TestSetRun): void {
 export function runView(state: SandboxState, run: TestSetRun): Record<string, unknown> {
   advanceRun(state, run);
   return {
-    id: run.id, testSetId: run.testSetId, status: run.status, result: structuredClone(run.result), createdBy: run.createdBy,
-    createdAt: run.createdAt, updatedAt: run.updatedAt,
+    id: run.id,
+    testSetId: run.testSetId,
+    status: run.status,
+    result: structuredClone(run.result),
+    createdBy: run.createdBy,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
   };
 }
 
@@ -136,8 +148,17 @@ export function startRun(req: RouteRequest) {
   if (promptVersionId !== undefined) findInWorkspace(req.state, ws, 'promptVersions', promptVersionId);
   const at = iso(req.now);
   const run: TestSetRun = {
-    id: newId(), testSetId: testSet.id, status: 'running', result: null, createdBy: null, createdAt: at, updatedAt: at,
-    companyId: ws.id, ruleExecutionMode: mode, promptVersionId: promptVersionId ?? null, startedAtMs: req.now,
+    id: newId(),
+    testSetId: testSet.id,
+    status: 'running',
+    result: null,
+    createdBy: null,
+    createdAt: at,
+    updatedAt: at,
+    companyId: ws.id,
+    ruleExecutionMode: mode,
+    promptVersionId: promptVersionId ?? null,
+    startedAtMs: req.now,
   };
   ws.testSetRuns.set(run.id, run);
   runPlans.set(run, { runMs: req.state.testRunTimings?.runMs ?? DEFAULT_RUN_MS, ws });

@@ -26,15 +26,21 @@ const FILES = '/__sandbox/files/';
 /** By `METHOD path`. */
 const CONTROLS = new Map<string, (ctx: ServerContext, body: unknown) => Answer>([
   ['GET /__sandbox/requests', (ctx) => ok(ctx.requests)],
-  ['DELETE /__sandbox/requests', (ctx) => {
-    ctx.requests.length = 0;
-    return ok({ success: true });
-  }],
+  [
+    'DELETE /__sandbox/requests',
+    (ctx) => {
+      ctx.requests.length = 0;
+      return ok({ success: true });
+    },
+  ],
   ['POST /__sandbox/faults', queueFaults],
-  ['DELETE /__sandbox/faults', (ctx) => {
-    ctx.faults.clear();
-    return ok({ success: true });
-  }],
+  [
+    'DELETE /__sandbox/faults',
+    (ctx) => {
+      ctx.faults.clear();
+      return ok({ success: true });
+    },
+  ],
   ['POST /__sandbox/rate-limit', setRateLimit],
   ['GET /__sandbox/info', (ctx) => ok(sandboxInfo(ctx))],
 ]);
@@ -57,9 +63,7 @@ function control(ctx: ServerContext, req: IncomingMessage, url: URL, body: unkno
   if (method === 'GET' && path.startsWith(FILES)) {
     return ok({ file: decodeURIComponent(path.slice(FILES.length)), note: 'sandbox attachment placeholder' });
   }
-  return qualityControlRoutes(ctx.state, method, path, body)
-    ?? mockRoutes(method, path, body, url.searchParams, req.headers)
-    ?? { status: 404, body: noRouteBody(method, path) };
+  return qualityControlRoutes(ctx.state, method, path, body) ?? mockRoutes(method, path, body, url.searchParams, req.headers) ?? { status: 404, body: noRouteBody(method, path) };
 }
 
 function queueFaults(ctx: ServerContext, body: unknown): Answer {
@@ -72,7 +76,11 @@ function queueFaults(ctx: ServerContext, body: unknown): Answer {
 function setRateLimit(ctx: ServerContext, body: unknown): Answer {
   const b = body as { limit?: unknown; windowMs?: unknown; scope?: unknown } | undefined;
   if (
-    !b || !Number.isInteger(b.limit) || !Number.isInteger(b.windowMs) || (b.limit as number) < 0 || (b.windowMs as number) <= 0 ||
+    !b ||
+    !Number.isInteger(b.limit) ||
+    !Number.isInteger(b.windowMs) ||
+    (b.limit as number) < 0 ||
+    (b.windowMs as number) <= 0 ||
     (b.scope !== undefined && !RATE_SCOPES.includes(b.scope as RateScope))
   ) {
     return badRequest('body must be {limit: integer >= 0, windowMs: integer > 0, scope?: "key" | "global"}');

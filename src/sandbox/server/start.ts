@@ -55,8 +55,7 @@ function handleOf(ctx: ServerContext, close: () => Promise<void>): Sandbox {
     setRateLimit: (limit: number, windowMs: number, scope?: RateScope) => limiter.reset(limit, windowMs, scope),
     injectFaults: (list: Fault[]) => faults.add(list),
     clearFaults: () => faults.clear(),
-    keyRecords: (): SandboxKey[] =>
-      state.keys.map((k) => ({ name: k.name, key: k.key, scopes: [...k.scopes], workspaceId: k.workspaceId, revoked: k.revoked })),
+    keyRecords: (): SandboxKey[] => state.keys.map((k) => ({ name: k.name, key: k.key, scopes: [...k.scopes], workspaceId: k.workspaceId, revoked: k.revoked })),
     lastInternalError: () => ctx.lastInternalError,
     close,
   };

@@ -53,9 +53,7 @@ export function drawChart(target: HTMLElement, spec: ChartSpec): uPlot {
       rate: { range: [0, 1] },
     },
     axes: [
-      category
-        ? { stroke: axisColor, grid: { show: false }, splits: () => spec.x, values: (_plot, splits) => splits.map((index) => short(names[index] ?? '')) }
-        : { stroke: axisColor, grid },
+      category ? { stroke: axisColor, grid: { show: false }, splits: () => spec.x, values: (_plot, splits) => splits.map((index) => short(names[index] ?? '')) } : { stroke: axisColor, grid },
       { scale: 'count', stroke: axisColor, grid, label: spec.countLabel },
       ...rateAxis,
     ],

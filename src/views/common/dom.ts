@@ -53,11 +53,7 @@ export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: 
     { className: 'figures' },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, ...columns.map((column) => el('th', { attrs: { scope: 'col' }, className: column.numeric ? 'num' : undefined }, column.label)))),
-    el(
-      'tbody',
-      {},
-      ...rows.map((row) => el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined }, column.cell(row))))),
-    ),
+    el('tbody', {}, ...rows.map((row) => el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined }, column.cell(row)))))),
   );
   return el('div', { className: 'table-wrap' }, table);
 }

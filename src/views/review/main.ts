@@ -62,7 +62,12 @@ function diffTable(caption: string, left: string, right: string, hunks: DiffHunk
     const kind = side === 'old' ? 'del' : 'ins';
     return [
       el('td', { className: `ln${changed ? ` ${kind}` : ''}` }, (side === 'old' ? line.oldLine : line.newLine) ?? ''),
-      el('td', { className: `code${changed ? ` ${kind}` : ''}`, attrs: { 'data-mark': line.mark } }, el('span', { className: 'mark', attrs: { 'aria-label': changed ? (side === 'old' ? 'removed' : 'added') : undefined } }, changed ? line.mark : ' '), line.text),
+      el(
+        'td',
+        { className: `code${changed ? ` ${kind}` : ''}`, attrs: { 'data-mark': line.mark } },
+        el('span', { className: 'mark', attrs: { 'aria-label': changed ? (side === 'old' ? 'removed' : 'added') : undefined } }, changed ? line.mark : ' '),
+        line.text,
+      ),
     ];
   };
   return el(
@@ -74,7 +79,11 @@ function diffTable(caption: string, left: string, right: string, hunks: DiffHunk
       el(
         'tbody',
         {},
-        el('tr', { className: 'hunk' }, el('td', { attrs: { colspan: 4 } }, `Lines ${hunk.oldStart}-${hunk.oldStart + Math.max(0, hunk.oldLines - 1)} → ${hunk.newStart}-${hunk.newStart + Math.max(0, hunk.newLines - 1)}`)),
+        el(
+          'tr',
+          { className: 'hunk' },
+          el('td', { attrs: { colspan: 4 } }, `Lines ${hunk.oldStart}-${hunk.oldStart + Math.max(0, hunk.oldLines - 1)} → ${hunk.newStart}-${hunk.newStart + Math.max(0, hunk.newLines - 1)}`),
+        ),
         ...sideBySide(hunk).map(([before, after]) => el('tr', {}, ...cells(before, 'old'), ...cells(after, 'new'))),
       ),
     ),
@@ -178,7 +187,13 @@ function renderReview(review: DraftReview): void {
 
 function changeRows(changes: PathChange[]): HTMLElement[] {
   return changes.map((change) =>
-    el('tr', {}, el('td', {}, `${change.path}${change.change === 'changed' ? '' : ` (${change.change})`}`), el('td', { className: 'del' }, cell(change.before)), el('td', { className: 'ins' }, cell(change.after))),
+    el(
+      'tr',
+      {},
+      el('td', {}, `${change.path}${change.change === 'changed' ? '' : ` (${change.change})`}`),
+      el('td', { className: 'del' }, cell(change.before)),
+      el('td', { className: 'ins' }, cell(change.after)),
+    ),
   );
 }
 
@@ -244,7 +259,9 @@ function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTML
         'div',
         { className: 'preview', attrs: { role: 'dialog', 'aria-label': 'Confirm publishing' } },
         el('p', {}, 'Nothing has been sent yet. Publishing this draft will:'),
-        effect.length > 0 ? el('ul', {}, ...effect.map((line) => el('li', { className: 'effect' }, line))) : el('p', { className: 'muted' }, 'The current state could not be read; the request below is exactly what will be sent.'),
+        effect.length > 0
+          ? el('ul', {}, ...effect.map((line) => el('li', { className: 'effect' }, line)))
+          : el('p', { className: 'muted' }, 'The current state could not be read; the request below is exactly what will be sent.'),
         typeof preview.request === 'string' && el('details', {}, el('summary', {}, 'Request to the workspace API'), el('pre', {}, preview.request)),
         el('div', { className: 'actions' }, confirm, cancel),
       ),

@@ -6,18 +6,7 @@ import { drawChart } from '../common/chart.js';
 import { isRecord } from '../../json.js';
 import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import {
-  CHRONOLOGICAL,
-  formatChange,
-  formatMean,
-  formatPercent,
-  type Change,
-  type Counts,
-  type Dimension,
-  type Group,
-  type KeyedGroup,
-  type StatsResult,
-} from '../results.js';
+import { CHRONOLOGICAL, formatChange, formatMean, formatPercent, type Change, type Counts, type Dimension, type Group, type KeyedGroup, type StatsResult } from '../results.js';
 
 const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */
@@ -108,7 +97,10 @@ function groupFigure(dimension: Dimension, groups: Group[]): HTMLElement {
   // Groups only the previous window had: shown with zero figures, so the comparison drops nothing.
   const gone = [...changes.values()].filter((entry) => !groups.some((group) => group.id === entry.id)).map((entry): Group => ({ ...NONE, id: entry.id, name: `${entry.name} (none this period)` }));
   const nameCell: Column<Group> = { label: dimension, cell: (group) => pickable([[dimension, group.id]], group.name) };
-  const table = figureTable(`Figures by ${dimension}`, [nameCell, ...figureColumns<Group>((group) => changes.get(group.id))], [...groups, ...gone], (group) => ({ 'data-dimension': dimension, 'data-group': group.id }));
+  const table = figureTable(`Figures by ${dimension}`, [nameCell, ...figureColumns<Group>((group) => changes.get(group.id))], [...groups, ...gone], (group) => ({
+    'data-dimension': dimension,
+    'data-group': group.id,
+  }));
   const section = el('section', { className: 'group-figure' }, el('h2', {}, `By ${dimension}`), el('div', { className: 'figure' }, chart, table));
   // uPlot measures its container, so it draws once the section is in the page.
   requestAnimationFrame(() => {
@@ -129,7 +121,17 @@ function groupFigure(dimension: Dimension, groups: Group[]): HTMLElement {
   return section;
 }
 
-const NONE: Counts = { conversations: 0, answers: 0, thumbsUp: 0, thumbsDown: 0, negativeRate: null, unresolvedNegative: 0, escalations: 0, csat: { count: 0, mean: null, distribution: {} }, negativeArticles: [] };
+const NONE: Counts = {
+  conversations: 0,
+  answers: 0,
+  thumbsUp: 0,
+  thumbsDown: 0,
+  negativeRate: null,
+  unresolvedNegative: 0,
+  escalations: 0,
+  csat: { count: 0, mean: null, distribution: {} },
+  negativeArticles: [],
+};
 
 /** What names a group of one dimension inside a crossed group. */
 const crossedId = (group: KeyedGroup, dimension: Dimension) => (dimension === 'agent' ? group.botId : group[dimension]) ?? 'unknown';
@@ -156,7 +158,13 @@ function crossedTable(dimensions: [Dimension, Dimension], crossed: KeyedGroup[])
             const group = cells.get(key);
             if (!group) return '-';
             const text = `${figure(String(group.conversations), changes.get(key)?.conversations, 'count')} · ${formatPercent(group.negativeRate)}`;
-            return pickable([[rows, row.id], [columns, column.id]], text);
+            return pickable(
+              [
+                [rows, row.id],
+                [columns, column.id],
+              ],
+              text,
+            );
           },
         }),
       ),
@@ -194,7 +202,12 @@ function csatFigure(total: Counts): HTMLElement {
       series: [{ label: 'ratings', values: ratings.map((row) => row.count), scale: 'count' }],
     }),
   );
-  return el('section', { className: 'csat' }, el('h2', {}, 'CSAT distribution'), ratings.length ? el('div', { className: 'figure' }, chart, table) : el('p', { className: 'muted' }, 'No CSAT ratings in this period.'));
+  return el(
+    'section',
+    { className: 'csat' },
+    el('h2', {}, 'CSAT distribution'),
+    ratings.length ? el('div', { className: 'figure' }, chart, table) : el('p', { className: 'muted' }, 'No CSAT ratings in this period.'),
+  );
 }
 
 function articlesTable(total: Counts): HTMLElement {
@@ -207,7 +220,11 @@ function articlesTable(total: Counts): HTMLElement {
       ? el(
           'div',
           {},
-          el('p', { className: 'muted' }, `The ${plural(total.negativeArticles.length, 'article')} most used in the ${plural(total.thumbsDown, 'thumbs-down answer')}${leftOut ? `; ${plural(leftOut, 'more article')} not listed` : ''}.`),
+          el(
+            'p',
+            { className: 'muted' },
+            `The ${plural(total.negativeArticles.length, 'article')} most used in the ${plural(total.thumbsDown, 'thumbs-down answer')}${leftOut ? `; ${plural(leftOut, 'more article')} not listed` : ''}.`,
+          ),
           figureTable(
             'Articles and the thumbs-down answers that used them',
             [
@@ -318,7 +335,11 @@ function showAnswers(name: string, result: CallToolResult): void {
         el(
           'li',
           { attrs: { 'data-conversation': answer.conversationId } },
-          el('p', { className: 'muted' }, [answer.agent, answer.at && when(new Date(answer.at).toISOString()), `conversation ${answer.conversationId}`, answer.resolved && 'resolved'].filter(Boolean).join(' · ')),
+          el(
+            'p',
+            { className: 'muted' },
+            [answer.agent, answer.at && when(new Date(answer.at).toISOString()), `conversation ${answer.conversationId}`, answer.resolved && 'resolved'].filter(Boolean).join(' · '),
+          ),
           answer.question && el('p', { className: 'question' }, el('strong', {}, 'Customer: '), answer.question),
           el('p', { className: 'answer' }, el('strong', {}, 'Answer: '), answer.answer),
           answer.feedback && el('p', { className: 'feedback' }, el('strong', {}, 'Feedback: '), answer.feedback),
