@@ -196,6 +196,18 @@ describe('text cannot disguise itself (design section 10.5)', () => {
     expect(textOf(listed)).toContain('name: Billing\\u202Egnillib\\u200B');
     expect(JSON.stringify(listed.structuredContent)).toContain(JSON.stringify(name).slice(1, -1));
   });
+
+  it('escapes them in a refusal that quotes what the caller sent (found by the fuzz run)', async () => {
+    await fc.assert(
+      fc.asyncProperty(disguised, async (value) => {
+        const refused = await plain.call('add_cases_to_criteria_group', { criteriaGroupId: 'not-a-uuid', caseIds: [value] });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).not.toMatch(UNSAFE_BUT_LINE_FEED);
+      }),
+      { numRuns: 20 },
+    );
+    expect(apiRequests(sandbox)).toEqual([]);
+  });
 });
 
 describe('the result cap (finding 7)', () => {
