@@ -46,7 +46,7 @@ export interface ErrorSetting {
  * first; upstream text follows only as quoted data.
  */
 export function errorResult(tool: ToolDefinition, error: unknown, setting: ErrorSetting): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(showHidden(explain(tool, error, setting))) }] };
+  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(explain(tool, error, setting)) }] };
 }
 
 /**
@@ -62,13 +62,13 @@ export function sentResult(tool: ToolDefinition, status: number, error: unknown,
     `What failed afterwards: ${after}`,
     ...(write ? ['Do not send it again; check the result with a list or get tool.'] : []),
   ];
-  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(showHidden(lines.join('\n'))) }] };
+  return { isError: true, content: [{ type: 'text', text: redactLiveKeys(lines.join('\n')) }] };
 }
 
 export function validationResult(tool: Pick<ToolDefinition, 'name'>, details: string): CallToolResult {
   return {
     isError: true,
-    // The details quote what the caller sent, which may hold bidi or zero-width characters: escaped, as in every error text.
+    // The details quote what the caller sent: escaped here too, as refusals are also made before a call reaches runTool.
     content: [{ type: 'text', text: `Invalid input for ${tool.name}; nothing was sent.\n${showHidden(details)}` }],
   };
 }

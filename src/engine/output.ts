@@ -220,6 +220,8 @@ const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).pa
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 /** The same, except the line feed: for texts laid out in lines on purpose (previews). */
 const UNSAFE_IN_LINES = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+/** UNSAFE_IN_LINES without the global flag, for a test that keeps no state between calls. */
+const HIDDEN_IN_LINES = new RegExp(UNSAFE_IN_LINES.source, 'u');
 /** Text that needs `oneLine`'s work: an unsafe character or something like an envelope tag. */
 const NEEDS_CLEANING = new RegExp(`${UNSAFE.source}|untrusted-data-`, 'u');
 
@@ -250,6 +252,15 @@ function escaped(char: string): string {
 /** Text laid out in lines (a preview's request or question) with every other unsafe character escaped. */
 export function showHidden(text: string): string {
   return text.replace(UNSAFE_IN_LINES, escaped);
+}
+
+/** Whether `showHidden` would change the text: one plain loop over printable ASCII and line feeds, the pattern only past them. */
+export function hasHidden(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if ((code < 0x20 && code !== 0x0a) || code > 0x7e) return HIDDEN_IN_LINES.test(text);
+  }
+  return false;
 }
 
 /**

@@ -5,7 +5,7 @@ import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
 import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
 import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
-import { shapeResult, type View } from './output.js';
+import { hasHidden, shapeResult, showHidden, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
 import { secretRedaction } from '../redaction.js';
 import { redactResult, secretsIn } from './secrets.js';
@@ -24,9 +24,19 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const checked = checkedArguments(run.tool, run.rawArgs);
   const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  const result = redactResult(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview });
+  const result = withHiddenShown(redactResult(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview }));
   run.session.options.logger.info({ tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) }, 'tool call');
   return result;
+}
+
+/**
+ * Every text part with bidi controls and zero-width characters shown escaped. The renderer escapes
+ * API data as it writes it; this pass is for what a tool's own text or an error echoes of the
+ * caller's arguments (a filter in a stats summary, an id in a refusal), wherever it is written.
+ */
+function withHiddenShown(result: CallToolResult): CallToolResult {
+  if (!result.content.some((part) => part.type === 'text' && hasHidden(part.text))) return result;
+  return { ...result, content: result.content.map((part) => (part.type === 'text' ? { ...part, text: showHidden(part.text) } : part)) };
 }
 
 type CheckedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };

@@ -197,16 +197,17 @@ describe('text cannot disguise itself (design section 10.5)', () => {
     expect(JSON.stringify(listed.structuredContent)).toContain(JSON.stringify(name).slice(1, -1));
   });
 
-  it('escapes them in a refusal that quotes what the caller sent (found by the fuzz run)', async () => {
+  it('escapes them where a refusal or a summary quotes what the caller sent (found by the fuzz run)', async () => {
     await fc.assert(
       fc.asyncProperty(disguised, async (value) => {
         const refused = await plain.call('add_cases_to_criteria_group', { criteriaGroupId: 'not-a-uuid', caseIds: [value] });
         expect(refused.isError).toBe(true);
         expect(textOf(refused)).not.toMatch(UNSAFE_BUT_LINE_FEED);
+        const summary = await plain.call('conversation_stats', { since: '1d', question: `refund ${value.replace(/[%_\p{Cc}]/gu, '')}` });
+        expect(textOf(summary)).not.toMatch(UNSAFE_BUT_LINE_FEED);
       }),
       { numRuns: 20 },
     );
-    expect(apiRequests(sandbox)).toEqual([]);
   });
 });
 
