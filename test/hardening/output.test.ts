@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../src/engine/confirm.js';
-import { shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
+import { hasHidden, shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
 import { redactResult } from '../../src/engine/secrets.js';
 import { redactLiveKeys } from '../../src/live-keys.js';
 import { keyRedaction, secretRedaction } from '../../src/redaction.js';
@@ -195,6 +195,15 @@ describe('text cannot disguise itself (design section 10.5)', () => {
     const listed = await plain.call('list_folders');
     expect(textOf(listed)).toContain('name: Billing\\u202Egnillib\\u200B');
     expect(JSON.stringify(listed.structuredContent)).toContain(JSON.stringify(name).slice(1, -1));
+  });
+
+  it('finds a hidden character exactly where showHidden would escape one (the quick test before the final pass)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\t', '\r', '\u007f', '\u0085', '\u00e9', '\u2028', '\u202e') }), fc.string({ unit: 'binary' }), disguised), (text) => {
+        expect(hasHidden(text)).toBe(showHidden(text) !== text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('escapes them where a refusal or a summary quotes what the caller sent (found by the fuzz run)', async () => {
