@@ -24,35 +24,26 @@ export class ApiError extends Error {
   attempts = 1;
 }
 
-export class BadRequestError extends ApiError {
-  override name = 'BadRequestError';
+/** A kind of ApiError, its `name` written out: logs and messages read it, and a minifier would rename the class. */
+function apiErrorNamed(name: string) {
+  return class extends ApiError {
+    override name = name;
+  };
 }
-export class AuthenticationError extends ApiError {
-  override name = 'AuthenticationError';
-}
-export class PermissionError extends ApiError {
-  override name = 'PermissionError';
-}
-export class NotFoundError extends ApiError {
-  override name = 'NotFoundError';
+
+export class BadRequestError extends apiErrorNamed('BadRequestError') {}
+export class AuthenticationError extends apiErrorNamed('AuthenticationError') {}
+export class PermissionError extends apiErrorNamed('PermissionError') {}
+export class NotFoundError extends apiErrorNamed('NotFoundError') {
   /** The server has no such route at all, not merely no such item: the base URL is probably wrong. */
   routeNotFound = false;
 }
-export class NotAcceptableError extends ApiError {
-  override name = 'NotAcceptableError';
-}
-export class RateLimitError extends ApiError {
-  override name = 'RateLimitError';
-}
-export class UpstreamServerError extends ApiError {
-  override name = 'UpstreamServerError';
-}
+export class NotAcceptableError extends apiErrorNamed('NotAcceptableError') {}
+export class RateLimitError extends apiErrorNamed('RateLimitError') {}
+export class UpstreamServerError extends apiErrorNamed('UpstreamServerError') {}
 /** Any other 4xx the spec does not describe. */
-export class ClientRequestError extends ApiError {
-  override name = 'ClientRequestError';
-}
-export class ConnectionError extends ApiError {
-  override name = 'ConnectionError';
+export class ClientRequestError extends apiErrorNamed('ClientRequestError') {}
+export class ConnectionError extends apiErrorNamed('ConnectionError') {
   /**
    * No server answered at the base URL at all (connection refused, a name that does not resolve,
    * a failed TLS handshake): nothing was sent, and waiting will not help, so it is retried once at
@@ -63,15 +54,9 @@ export class ConnectionError extends ApiError {
   code?: string;
 }
 /** A success status whose body is not JSON, which every route answers: the server is not the API (a web page, a proxy's). */
-export class NotJsonError extends ApiError {
-  override name = 'NotJsonError';
-}
-export class TimeoutError extends ApiError {
-  override name = 'TimeoutError';
-}
-export class CancelledError extends ApiError {
-  override name = 'CancelledError';
-}
+export class NotJsonError extends apiErrorNamed('NotJsonError') {}
+export class TimeoutError extends apiErrorNamed('TimeoutError') {}
+export class CancelledError extends apiErrorNamed('CancelledError') {}
 
 type ErrorClass = new (...args: ConstructorParameters<typeof ApiError>) => ApiError;
 

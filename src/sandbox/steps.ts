@@ -217,7 +217,7 @@ export interface StepOutcome {
  * timeout) and extracts `responseMapping`. Never throws.
  */
 export async function runStep(step: StepConfig, vars: StepVariables): Promise<StepOutcome> {
-  if (step.url === null) return { success: false, status: null, response: null, data: {}, error: 'the step has no url, so nothing was called' };
+  if (step.url === null) return notCalled('the step has no url, so nothing was called');
   let url: string;
   let headers: Record<string, string>;
   let payload: Record<string, unknown> | null;
@@ -226,7 +226,7 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
     headers = Object.fromEntries(Object.entries(step.headers ?? {}).map(([key, entry]) => [key, String(interpolateValue(entry.value, vars))]));
     payload = step.body === null ? null : Object.fromEntries(Object.entries(step.body).map(([key, entry]) => [key, interpolateValue(entry.value, vars)]));
   } catch (error) {
-    return { success: false, status: null, response: null, data: {}, error: (error as Error).message };
+    return notCalled((error as Error).message);
   }
   const maskedHeaders =
     step.headers === null ? null : Object.fromEntries(Object.entries(step.headers).map(([key, entry]) => [key, entry.hide ? { hide: true, value: MASK } : { hide: false, value: headers[key] }]));
@@ -236,27 +236,13 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
   try {
     target = new URL(url);
   } catch {
-    return { success: false, status: null, response: null, data: {}, error: `invalid URL after interpolation: ${url}`, request };
+    return notCalled(`invalid URL after interpolation: ${url}`, request);
   }
   if (!['http:', 'https:'].includes(target.protocol) || !isLoopbackUrl(target)) {
-    return {
-      success: false,
-      status: null,
-      response: null,
-      data: {},
-      request,
-      error: `the sandbox calls only loopback URLs (127.0.0.1, localhost, ::1); ${target.host || url} was not called`,
-    };
+    return notCalled(`the sandbox calls only loopback URLs (127.0.0.1, localhost, ::1); ${target.host || url} was not called`, request);
   }
   if (isSandboxControl(target)) {
-    return {
-      success: false,
-      status: null,
-      response: null,
-      data: {},
-      request,
-      error: "the sandbox's control routes answer only the sandbox's own controls, never a data step; only /__sandbox/mock/ may be called",
-    };
+    return notCalled("the sandbox's control routes answer only the sandbox's own controls, never a data step; only /__sandbox/mock/ may be called", request);
   }
   const hasBody = payload !== null && step.method !== 'GET' && step.method !== 'DELETE';
   let response: Response;
@@ -269,7 +255,7 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
       signal: AbortSignal.timeout(STEP_TIMEOUT_MS),
     });
   } catch (error) {
-    return { success: false, status: null, response: null, data: {}, error: `the call failed: ${(error as Error).message}`, request };
+    return notCalled(`the call failed: ${(error as Error).message}`, request);
   }
   const text = await response.text().catch(() => '');
   let parsed: unknown = text;
@@ -282,6 +268,11 @@ export async function runStep(step: StepConfig, vars: StepVariables): Promise<St
     return { success: false, status: response.status, response: parsed, data: {}, error: `the call answered HTTP ${response.status}`, request };
   }
   return { success: true, status: response.status, response: parsed, data: extract(parsed, step.responseMapping), request };
+}
+
+/** A step that got no answer: nothing called, or the call failed before a response. */
+function notCalled(error: string, request?: StepOutcome['request']): StepOutcome {
+  return { success: false, status: null, response: null, data: {}, error, ...(request && { request }) };
 }
 
 /** A sandbox control path (keys, faults, request log), as decoded by any loopback sandbox; the mock store backend is the one exception. */

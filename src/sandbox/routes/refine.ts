@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
-import type { AnswerSnapshot, Conversation, FixChange, FixIteration, FixReviewSession, StoredEvent } from '../types.js';
+import type { AnswerSnapshot, Article, Conversation, FixChange, FixIteration, FixReviewSession, StoredEvent } from '../types.js';
 
 export type RefineOutcome = 'ready' | 'no_change' | 'failed';
 export const REFINE_OUTCOMES: readonly RefineOutcome[] = ['ready', 'no_change', 'failed'];
@@ -72,12 +72,32 @@ function finish(it: FixIteration, plan: Plan, at: number): void {
   }
   const conversation = ws.conversations.get(it.interactionId);
   const event = conversation?.events.find((e) => e.id === it.targetEventId);
-  const replayId = newId();
-  const replayEventId = newId();
-  it.replayInteractionId = replayId;
-  it.replayEventId = replayEventId;
-  ws.replays.set(replayId, {
-    id: replayId,
+  const replay = addReplay(it, plan, conversation, at);
+  const usedArticle = event?.usedArticles[0] ? ws.articles.get(event.usedArticles[0].id) : undefined;
+  it.changes = [draftFix(it, ws, conversation, usedArticle, at)];
+  it.summary = usedArticle
+    ? `Updated a draft of "${usedArticle.title}" so the key detail comes first; the replayed answer now states it.`
+    : 'Drafted a prompt change so the agent includes the missing information; the replayed answer now does.';
+  it.confidence = 'medium';
+  it.newAnswerSnapshot = {
+    interactionId: replay.id,
+    eventId: replay.eventId,
+    originalEventId: it.targetEventId,
+    content: `${event?.message ?? 'The agent answer'} (Revised: the key detail is now stated first.)`,
+    role: 'svcbot',
+    type: 'message',
+    createdAt: iso(at),
+  };
+}
+
+/** The replay an iteration ran, stored as the API lists replays; the iteration names it. */
+function addReplay(it: FixIteration, plan: Plan, conversation: Conversation | undefined, at: number): { id: string; eventId: string } {
+  const { ws } = plan;
+  const replay = { id: newId(), eventId: newId() };
+  it.replayInteractionId = replay.id;
+  it.replayEventId = replay.eventId;
+  ws.replays.set(replay.id, {
+    id: replay.id,
     companyId: ws.id,
     botId: conversation?.botId ?? '',
     source: 'replay',
@@ -88,7 +108,11 @@ function finish(it: FixIteration, plan: Plan, at: number): void {
     parentInteractionId: it.interactionId,
     replay: { target_event_id: it.targetEventId, status: 'done' },
   });
-  const usedArticle = event?.usedArticles[0] ? ws.articles.get(event.usedArticles[0].id) : undefined;
+  return replay;
+}
+
+/** The fix an iteration proposes, with its draft: of the article the answer used, else of the agent's prompt. */
+function draftFix(it: FixIteration, ws: Workspace, conversation: Conversation | undefined, usedArticle: Article | undefined, at: number): FixChange {
   const change: FixChange = {
     id: newId(),
     companyId: ws.id,
@@ -137,20 +161,7 @@ function finish(it: FixIteration, plan: Plan, at: number): void {
     ws.promptVersions.set(promptId, { id: promptId, companyId: ws.id, botId, version, status: 'DRAFT', createdAt: iso(at) });
     change.draftPromptVersionId = promptId;
   }
-  it.changes = [change];
-  it.summary = usedArticle
-    ? `Updated a draft of "${usedArticle.title}" so the key detail comes first; the replayed answer now states it.`
-    : 'Drafted a prompt change so the agent includes the missing information; the replayed answer now does.';
-  it.confidence = 'medium';
-  it.newAnswerSnapshot = {
-    interactionId: replayId,
-    eventId: replayEventId,
-    originalEventId: it.targetEventId,
-    content: `${event?.message ?? 'The agent answer'} (Revised: the key detail is now stated first.)`,
-    role: 'svcbot',
-    type: 'message',
-    createdAt: iso(at),
-  };
+  return change;
 }
 
 /** Brings an iteration's status up to date with the clock. */

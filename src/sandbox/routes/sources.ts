@@ -193,30 +193,40 @@ export function register(req: RouteRequest) {
       if (!updatedDocumentIds.includes(existing.id)) updatedDocumentIds.push(existing.id);
       continue;
     }
-    const id = newId();
-    ws.sources.set(id, {
-      id,
-      companyId: ws.id,
+    const record = addSource(ws, at, {
       source: provider,
       url: item.originalUrl!,
       title: item.title!,
-      success: false,
-      changed: false,
-      linkedJobStatus: 'PENDING',
-      linkedKnowledgeId: null,
-      error: '',
-      paragraphs: [],
-      createdAt: at,
-      updatedAt: at,
-      linkedJobId: null,
       externalId: item.externalId!,
       mimeType: item.mimeType!,
       object: item.object ?? null,
       storageUrl: item.storageUrl ?? null,
     });
-    addedDocumentIds.push(id);
+    addedDocumentIds.push(record.id);
   }
   return { body: { addedDocumentIds, updatedDocumentIds } };
+}
+
+/** A source the workspace has not ingested yet: what the caller names it by, the rest as every new source starts. */
+type NewSource = Pick<SourceRecord, 'source' | 'url' | 'title' | 'externalId' | 'mimeType' | 'object' | 'storageUrl'>;
+
+function addSource(ws: RouteRequest['workspace'], at: string, named: NewSource): SourceRecord {
+  const record: SourceRecord = {
+    id: newId(),
+    companyId: ws.id,
+    ...named,
+    success: false,
+    changed: false,
+    linkedJobStatus: 'PENDING',
+    linkedKnowledgeId: null,
+    error: '',
+    paragraphs: [],
+    createdAt: at,
+    updatedAt: at,
+    linkedJobId: null,
+  };
+  ws.sources.set(record.id, record);
+  return record;
 }
 
 const CRAWL_PAGES = ['faq', 'shipping', 'returns', 'warranty', 'sizing', 'care-guide', 'contact', 'gift-cards', 'payment-methods', 'track-order'];
@@ -289,30 +299,7 @@ export function ingest(req: RouteRequest) {
       let record: SourceRecord | undefined;
       if (kind === 'web') {
         record = [...ws.sources.values()].find((s) => s.source === 'web' && s.url === item);
-        if (!record) {
-          const id = newId();
-          record = {
-            id,
-            companyId: ws.id,
-            source: 'web',
-            url: item,
-            title: titleFromUrl(item),
-            success: false,
-            changed: false,
-            linkedJobStatus: 'PENDING',
-            linkedKnowledgeId: null,
-            error: '',
-            paragraphs: [],
-            createdAt: at,
-            updatedAt: at,
-            linkedJobId: null,
-            externalId: null,
-            mimeType: null,
-            object: null,
-            storageUrl: null,
-          };
-          ws.sources.set(id, record);
-        }
+        record ??= addSource(ws, at, { source: 'web', url: item, title: titleFromUrl(item), externalId: null, mimeType: null, object: null, storageUrl: null });
       } else {
         record = findInWorkspace(state, ws, 'sources', item);
         if (!record || record.source !== kind) {
