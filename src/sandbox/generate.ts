@@ -89,10 +89,7 @@ const AGENTS = [
     bot: 'storeAssistant' as const,
     channel: 'chat' as Channel,
     share: 0.65,
-    sources: [
-      ['widget', 0.88],
-      ['api', 0.12],
-    ] as [string, number][],
+    sources: { widget: 0.88, api: 0.12 } as Record<string, number>,
     topics: { shipping: 22, tracking: 20, international: 6, returns: 18, account: 10, warranty: 10, other: 14 } as Record<Topic, number>,
     /** reply, follow-up and hand-over delays, in ms: [min, max] */
     replyDelay: [3 * SECOND_MS, 8 * SECOND_MS],
@@ -103,17 +100,14 @@ const AGENTS = [
     bot: 'emailSupport' as const,
     channel: 'email' as Channel,
     share: 0.35,
-    sources: [
-      ['zendesk', 0.92],
-      ['api', 0.08],
-    ] as [string, number][],
+    sources: { zendesk: 0.92, api: 0.08 } as Record<string, number>,
     topics: { shipping: 6, tracking: 10, international: 16, returns: 26, account: 14, warranty: 18, other: 10 } as Record<Topic, number>,
     replyDelay: [20 * SECOND_MS, 3 * MINUTE_MS],
     followUpGap: [2 * HOUR_MS, 20 * HOUR_MS],
     handOver: [1 * HOUR_MS, 8 * HOUR_MS],
   },
 ];
-const SOURCES = [...new Set(AGENTS.flatMap((agent) => agent.sources.map(([source]) => source)))];
+const SOURCES = [...new Set(AGENTS.flatMap((agent) => Object.keys(agent.sources)))];
 const CHANNELS: Channel[] = ['chat', 'email'];
 
 const SHARES = {
@@ -168,6 +162,16 @@ function generatorFor(n: number): () => number {
 type Draw = () => number;
 const between = (draw: Draw, [min, max]: number[]) => Math.round(min + draw() * (max - min));
 const oneOf = <T>(draw: Draw, items: readonly T[]): T => items[Math.floor(draw() * items.length)];
+/** One of `keys`, drawn by the weights given for them. */
+function pickWeighted<K extends string>(draw: Draw, keys: readonly K[], weights: Record<K, number>): K {
+  return keys[
+    weighted(
+      draw,
+      keys.map((key) => weights[key]),
+    )
+  ];
+}
+
 function weighted(draw: Draw, weights: readonly number[]): number {
   let left = draw() * weights.reduce((sum, w) => sum + w, 0);
   for (let index = 0; index < weights.length; index++) {
@@ -333,22 +337,9 @@ export class GeneratedConversations implements GeneratedColumns {
     const draw = generatorFor(n);
     const agentIndex = draw() < AGENTS[0].share ? 0 : 1;
     const agent = AGENTS[agentIndex];
-    const source = SOURCES.indexOf(
-      agent.sources[
-        weighted(
-          draw,
-          agent.sources.map(([, share]) => share),
-        )
-      ][0],
-    );
+    const source = SOURCES.indexOf(pickWeighted(draw, Object.keys(agent.sources), agent.sources));
     const age = ageInDays(draw);
-    const topic =
-      TOPICS[
-        weighted(
-          draw,
-          TOPICS.map((t) => agent.topics[t]),
-        )
-      ];
+    const topic = pickWeighted(draw, TOPICS, agent.topics);
     const questions = [indexOfQuestion(oneOf(draw, OPENERS[topic]))];
     if (draw() < SHARES.followUp) questions.push(indexOfQuestion(oneOf(draw, FOLLOW_UPS[topic])));
 
