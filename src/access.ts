@@ -6,6 +6,14 @@
 /** The cheap shape of a workspace key, checked before the API is asked about it. */
 export const KEY_SHAPE = /^svc_[A-Za-z0-9_-]{8,200}$/;
 
+/** What the API said of a key: accepted, refused (401), or nothing usable (unreachable, throttled, failing: the reason says which). */
+export type KeyVerdict = { kind: 'accepted' } | { kind: 'refused' } | { kind: 'unchecked'; reason: string };
+
+/** Asks the API about a key before anything is bound to it: a session, or an OAuth grant. */
+export interface KeyCheck {
+  verify(key: string, keyHash: string): Promise<KeyVerdict>;
+}
+
 /** Why a request is refused: what the HTTP answer says. */
 export interface Refusal {
   status: number;

@@ -4,7 +4,7 @@ import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ConfigError } from '../config.js';
-import type { AccessTokens, Refusal } from '../access.js';
+import type { AccessTokens, KeyCheck, Refusal } from '../access.js';
 import type { Runtime } from '../runtime.js';
 import { sameResource, StateOAuthProvider, type Caller } from './provider.js';
 
@@ -45,11 +45,11 @@ export interface OAuthGate extends AccessTokens {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createOAuthGate(runtime: Runtime, publicUrl: string): OAuthGate {
+export function createOAuthGate(runtime: Runtime, publicUrl: string, keys: KeyCheck): OAuthGate {
   const { logger } = runtime;
   const resource = `${publicUrl}/mcp`;
   const resourceMetadataUrl = `${publicUrl}/.well-known/oauth-protected-resource/mcp`;
-  const provider = new StateOAuthProvider(runtime, resource);
+  const provider = new StateOAuthProvider(runtime, resource, keys);
   // The SDK's own express app; for a loopback public URL it checks the Host header as the transport already does.
   const app = createMcpExpressApp({ host: new URL(publicUrl).hostname });
   app.disable('x-powered-by');

@@ -4,11 +4,10 @@ import { InvalidClientMetadataError, InvalidGrantError, InvalidTargetError, Inva
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { AuthenticationError, PermissionError } from '../http/errors.js';
 import { hashKey } from '../key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
-import { KEY_SHAPE } from '../access.js';
+import { KEY_SHAPE, type KeyCheck } from '../access.js';
 import { authorizePage, messagePage, pageHeaders } from './page.js';
 import { newSecret, Sealer } from './seal.js';
 
@@ -109,7 +108,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     private readonly runtime: Runtime,
     /** `<public-url>/mcp`: the one resource tokens are issued for. */
     readonly resource: string,
-    private readonly now: () => number = Date.now,
+    private readonly keyCheck: KeyCheck,
   ) {
     this.state = runtime.state;
     this.keys = new Sealer(runtime.config.authSecret!, 'api key of a grant');
@@ -129,7 +128,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     registerClient: async (client) => {
       const registered = { ...client, token_endpoint_auth_method: authMethodOf(client) } as OAuthClientInformationFull;
       checkRedirectUris(registered.redirect_uris);
-      await this.saveClient(registered, this.now() + LIFETIMES.unusedClientMs);
+      await this.saveClient(registered, Date.now() + LIFETIMES.unusedClientMs);
       this.runtime.logger.info({ client: registered.client_id, name: registered.client_name }, 'oauth client registered');
       return registered;
     },
@@ -149,7 +148,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     if (typeof form?.request === 'string') return this.decide(client, params, form, res);
     const request = newSecret('');
     const pending: PendingRequest = { clientId: client.client_id, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, state: params.state, resource: this.resource };
-    await this.state.put(SPACE.request, request, JSON.stringify(pending), this.now() + LIFETIMES.authorizationRequestMs);
+    await this.state.put(SPACE.request, request, JSON.stringify(pending), Date.now() + LIFETIMES.authorizationRequestMs);
     this.showPage(res, client, params, request);
   }
 
@@ -166,14 +165,15 @@ export class StateOAuthProvider implements OAuthServerProvider {
     if (!KEY_SHAPE.test(apiKey)) {
       return this.showPage(res, client, params, request, 'That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.');
     }
-    const verdict = await this.checkKey(apiKey);
-    if (verdict !== 'accepted') {
+    // The transport's own check: one at a time per key, answers kept, the reason logged when the API cannot be asked.
+    const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey));
+    if (verdict.kind !== 'accepted') {
       return this.showPage(
         res,
         client,
         params,
         request,
-        verdict === 'refused'
+        verdict.kind === 'refused'
           ? 'The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.'
           : 'The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.',
       );
@@ -192,26 +192,13 @@ export class StateOAuthProvider implements OAuthServerProvider {
       readOnly,
       sealedKey: this.keys.seal(apiKey, grantId),
     };
-    await this.state.put(SPACE.code, code, JSON.stringify(record), this.now() + LIFETIMES.codeMs);
+    await this.state.put(SPACE.code, code, JSON.stringify(record), Date.now() + LIFETIMES.codeMs);
     this.runtime.logger.info({ client: client.client_id, grant: grantId, key: hashKey(apiKey), readOnly }, 'oauth access allowed');
     const back = new URL(pending.redirectUri);
     back.searchParams.set('code', code);
     if (pending.state !== undefined) back.searchParams.set('state', pending.state);
     // 303: the browser follows with a GET, never re-posting the form (and its key) to the client.
     res.redirect(303, back.href);
-  }
-
-  /** One `GET /v2/bots/public` with the key: 401 refuses it; 403 (a key without that scope) is still a key of the workspace. */
-  private async checkKey(apiKey: string): Promise<'accepted' | 'refused' | 'unavailable'> {
-    try {
-      await this.runtime.client.forKey(apiKey).request({ method: 'GET', path: '/v2/bots/public', read: true, signal: AbortSignal.timeout(15_000) });
-      return 'accepted';
-    } catch (error) {
-      if (error instanceof AuthenticationError) return 'refused';
-      if (error instanceof PermissionError) return 'accepted';
-      this.runtime.logger.warn({ error: (error as Error).name }, 'oauth: the key could not be checked upstream');
-      return 'unavailable';
-    }
   }
 
   private showPage(res: PageResponse, client: OAuthClientInformationFull, params: AuthorizationParams, request: string, error?: string): void {
@@ -291,13 +278,13 @@ export class StateOAuthProvider implements OAuthServerProvider {
       throw new InvalidGrantError(`The ${what} is invalid, expired or already used`);
     }
     const record = JSON.parse(text) as T;
-    await this.state.put(SPACE.spent, token, record.grantId, this.now() + LIFETIMES.refreshTokenMs);
+    await this.state.put(SPACE.spent, token, record.grantId, Date.now() + LIFETIMES.refreshTokenMs);
     return record;
   }
 
   /** A new access token and refresh token; the grant (and its client's registration) live as long as the refresh token. */
   private async issueTokens(client: OAuthClientInformationFull, grantId: string, grant: Grant): Promise<OAuthTokens> {
-    const now = this.now();
+    const now = Date.now();
     const accessToken = newSecret('svcmcp_at_');
     const refreshToken = newSecret('svcmcp_rt_');
     const until = now + LIFETIMES.refreshTokenMs;

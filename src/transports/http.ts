@@ -90,7 +90,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   httpServer.keepAliveTimeout = 5000;
   const port = await listen(httpServer, config.httpPort, config.httpHost);
   ctx.rules.port = port;
-  useOAuth(ctx, oauthModule?.createOAuthGate(runtime, config.publicUrl ?? `http://127.0.0.1:${port}`));
+  useOAuth(ctx, oauthModule?.createOAuthGate(runtime, config.publicUrl ?? `http://127.0.0.1:${port}`, ctx.rules.verifier));
   ctx.sessions.startSweeping();
   const hostForUrl = config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost;
   const url = `http://${hostForUrl}:${port}${ENDPOINT}`;

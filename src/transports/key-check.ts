@@ -1,9 +1,7 @@
+import type { KeyCheck, KeyVerdict } from '../access.js';
 import type { ApiClient, ApiRequest } from '../http/client.js';
 import { ApiError, AuthenticationError, ConnectionError, NotFoundError, NotJsonError, PermissionError } from '../http/errors.js';
 import type { Logger } from '../log.js';
-
-/** What the API said of a key: accepted, refused (401), or nothing usable (unreachable, throttled, failing). */
-export type KeyVerdict = { kind: 'accepted' } | { kind: 'refused' } | { kind: 'unchecked'; reason: string };
 
 /**
  * How long a verdict is reused. An accepted key is asked about again after 5 minutes, so a key
@@ -32,7 +30,7 @@ const PROBE: ApiRequest = { method: 'GET', path: '/v2/bots/public', read: true, 
  * core (so the request passes the key's rate budget like any other), with one check in flight per
  * key however many initializes arrive at once, and a bounded number of checks running at once.
  */
-export class KeyVerifier {
+export class KeyVerifier implements KeyCheck {
   private readonly verdicts = new Map<string, { verdict: KeyVerdict; until: number }>();
   private readonly checking = new Map<string, Promise<KeyVerdict>>();
   private running = 0;
