@@ -52,6 +52,8 @@ export interface Config {
   providerNames: Record<ProviderKind, string>;
   /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
   confirmSecretGiven: boolean;
+  /** Whether SVC_AUTH_SECRET was given: without it (--sandbox only) grants are sealed under a secret that ends with the process. */
+  authSecretGiven: boolean;
   /** Bound for finishing calls (and, over HTTP, tasks) in flight on SIGTERM. */
   drainMs: number;
   /** How long a task lives without a heartbeat from the node running it (Redis task store). */
@@ -130,8 +132,8 @@ export const OPTIONS: Option[] = [
     env: 'SVC_REDIS_URL',
     flag: '--redis-url',
     value: 'URL',
-    help: 'Share the rate budget, MCP tasks and spent confirmation tokens across a fleet through Redis.',
-    defaultText: 'unset: in-process limiter, tasks and spent tokens',
+    help: 'Share the rate budget, MCP tasks, spent confirmation tokens and OAuth state across a fleet through Redis.',
+    defaultText: 'unset: in-process limiter and tasks; state as SVC_STATE_DIR says',
   },
   {
     env: 'SVC_DEFAULT_BOT_ID',
@@ -243,7 +245,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_AUTH_SECRET',
     flag: '--auth-secret',
     value: 'SECRET',
-    help: 'At least 32 characters; the keys that encrypt stored API keys and sign OAuth state are derived from it. Every node of a fleet needs the same one. Prefer the environment: flags show in process lists.',
+    help: 'At least 32 characters; the keys that encrypt stored API keys and client secrets are derived from it. Every node of a fleet needs the same one. Prefer the environment: flags show in process lists.',
     defaultText: 'with --sandbox, random per process; else required by --auth oauth',
   },
   { env: 'SVC_SANDBOX', flag: '--sandbox', help: 'Serve the tools against the embedded simulated workspace.', default: 'false' },
@@ -458,6 +460,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     auth: parseChoice(from('SVC_AUTH'), setting('SVC_AUTH'), ['key', 'oauth']),
     publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), publicUrl),
     authSecret: text('SVC_AUTH_SECRET'),
+    authSecretGiven: text('SVC_AUTH_SECRET') !== undefined,
     sandboxConversations: parseSandboxConversations(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS')),
     sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
     logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),

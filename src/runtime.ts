@@ -74,13 +74,14 @@ interface SharedState {
 }
 
 /**
- * One node's state. It must survive a restart when a token may outlive the process (a given
- * SVC_CONFIRM_SECRET signs tokens the next start still accepts) and for OAuth grants; then it lives
- * under SVC_STATE_DIR, and a folder that cannot be used stops the start with the reason.
+ * One node's state. It must survive a restart when a token may outlive the process: a given
+ * SVC_CONFIRM_SECRET signs tokens the next start still accepts, a given SVC_AUTH_SECRET seals grants
+ * the next start can still open. Then it lives under SVC_STATE_DIR, and a folder that cannot be used
+ * stops the start with the reason; a sandbox's throwaway secrets keep theirs in memory.
  */
 async function localState(config: Config): Promise<SharedState> {
   const taskStore = new InMemoryTaskStore();
-  const state = config.confirmSecretGiven || config.auth === 'oauth' ? await openStateDir(config.stateDir) : new MemoryStateStore();
+  const state = config.confirmSecretGiven || (config.auth === 'oauth' && config.authSecretGiven) ? await openStateDir(config.stateDir) : new MemoryStateStore();
   return {
     state,
     taskStore,
@@ -116,8 +117,14 @@ async function fleetState(url: string, taskTtlMs: number, logger: Logger): Promi
     import('./fleet/redis-state.js'),
   ]);
   const budgets = new RedisBudgets(url, logger);
-  await budgets.start();
+  // Connecting starts here, so it runs while the budgets wait for their own connection.
   const { client } = connectRedis(url, logger, 'tasks, confirmation tokens, state');
+  try {
+    await budgets.start();
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
   const taskStore = new RedisTaskStore(client, taskTtlMs);
   return {
     state: new RedisStateStore(client),

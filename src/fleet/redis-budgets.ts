@@ -48,7 +48,7 @@ end
 return 1`;
 
 /**
- * The one Redis connection of a process (a client plus Bottleneck's subscriber), the peer count
+ * The rate budgets' own Redis connection (a client plus Bottleneck's subscriber), the peer count
  * used to size the fallback budget, and the shared 429 pause.
  */
 class RedisShared {

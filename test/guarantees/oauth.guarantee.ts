@@ -31,7 +31,8 @@ beforeAll(async () => {
   const command = [process.execPath, ENTRY, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(port), '--confirm', 'none'].map(quote).join(' ');
   child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, TERM: 'dumb' },
+    // A given secret, as a hosted server has: only then are grants kept on disk (a sandbox's throwaway secret keeps them in memory).
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: 'oauth-guarantee-secret-of-32-characters!', TERM: 'dumb' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
