@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat } from './config.js';
+import { isRecord } from './json.js';
 import { redactLiveKeys } from './live-keys.js';
 
 export type { Logger };
@@ -17,7 +18,7 @@ export function createLogger(level: string, format: LogFormat = 'json', destinat
     {
       level,
       base: { service: 'svc-mcp' },
-      formatters: { log: (record) => redactFields(record, true) },
+      formatters: { log: redactFields },
       serializers: { err: (error: unknown) => redactPaths(pino.stdSerializers.err(error as Error)) },
     },
     redacted,
@@ -35,13 +36,12 @@ const REDACTED_FIELDS = ['apiKey', 'authorization'];
  * the usual line holds no such field and is returned as it is, uncopied. The error key is
  * redacted after its serializer, as pino's redaction would see it.
  */
-function redactFields(record: Record<string, unknown>, topLevel: boolean): Record<string, unknown> {
-  let copy = redactPaths(record, topLevel);
-  if (!topLevel) return copy;
+function redactFields(record: Record<string, unknown>): Record<string, unknown> {
+  let copy = redactPaths(record, true);
   for (const key of Object.keys(record)) {
     const value = record[key];
-    if (key === 'err' || REDACTED_FIELDS.includes(key) || value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-    const redacted = redactPaths(value as Record<string, unknown>);
+    if (key === 'err' || REDACTED_FIELDS.includes(key) || !isRecord(value)) continue;
+    const redacted = redactPaths(value);
     if (redacted !== value) {
       if (copy === record) copy = { ...record };
       copy[key] = redacted;
@@ -52,14 +52,14 @@ function redactFields(record: Record<string, unknown>, topLevel: boolean): Recor
 
 /** The paths redacted in one object; the same object when none is there. At the top level a field left undefined is not written, so it is not redacted either. */
 function redactPaths<T>(value: T, topLevel = false): T {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const record = value as Record<string, unknown>;
+  if (!isRecord(value)) return value;
+  const record: Record<string, unknown> = value;
   let copy: Record<string, unknown> | undefined;
   for (const name of REDACTED_FIELDS) {
     if (Object.hasOwn(record, name) && !(topLevel && record[name] === undefined)) (copy ??= { ...record })[name] = REDACTED;
   }
   const headers = record.headers;
-  if (headers !== null && typeof headers === 'object' && !Array.isArray(headers) && Object.hasOwn(headers, 'authorization')) {
+  if (isRecord(headers) && Object.hasOwn(headers, 'authorization')) {
     (copy ??= { ...record }).headers = { ...headers, authorization: REDACTED };
   }
   return (copy ?? record) as T;

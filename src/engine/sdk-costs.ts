@@ -19,6 +19,9 @@ export function validatorOnFirstUse(): jsonSchemaValidator {
  * initialize?), and zod builds an Error for each failure, two to four per call, whose stack nobody
  * reads: capturing those stacks took about 5 % of the server's CPU per call. Request handlers, this
  * server's code included, run later in their own microtasks, with stack traces as configured.
+ * Two places use it: the engine's message delivery (every transport), and the Streamable HTTP
+ * transport's own `handleRequest`, whose checks before delivery (is it an initialize?) fail the
+ * same way; without the second, those errors cost about 66 µs per call again under 50 clients.
  */
 export function withoutStackTraces<T>(run: () => T): T {
   const limit = Error.stackTraceLimit;
