@@ -237,7 +237,6 @@ export class ApiClient {
       [],
       !noServer,
     );
-    error.noServer = Boolean(noServer);
     error.code = code;
     return error;
   }
@@ -248,7 +247,8 @@ export interface Api {
 }
 
 function isRetryable(error: ApiError, read: boolean): boolean {
-  if (error instanceof ConnectionError) return read || !error.mayHaveReachedServer;
+  // One that reached no server is retried once, quickly, before this is asked.
+  if (error instanceof ConnectionError) return read;
   return read && error.status !== undefined && RETRYABLE_STATUS.has(error.status);
 }
 

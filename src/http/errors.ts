@@ -47,9 +47,11 @@ export class ConnectionError extends apiErrorNamed('ConnectionError') {
   /**
    * No server answered at the base URL at all (connection refused, a name that does not resolve,
    * a failed TLS handshake): nothing was sent, and waiting will not help, so it is retried once at
-   * most, quickly.
+   * most, quickly. A connection error is built as one that may have reached the server otherwise.
    */
-  noServer = false;
+  get noServer(): boolean {
+    return !this.mayHaveReachedServer;
+  }
   /** The system's or undici's code for the failure, such as ECONNREFUSED. */
   code?: string;
 }
