@@ -32,3 +32,9 @@ export interface AccessTokens {
   /** The `WWW-Authenticate` value of a 401 that starts OAuth: it names the resource metadata. */
   challenge: string;
 }
+
+/** A name of this machine: localhost, ::1 or 127.x.x.x (with or without brackets). */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}

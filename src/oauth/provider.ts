@@ -7,7 +7,7 @@ import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthToke
 import { hashKey } from '../key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
-import { KEY_SHAPE, type KeyCheck } from '../access.js';
+import { isLoopbackHost, KEY_SHAPE, type KeyCheck } from '../access.js';
 import { authorizePage, messagePage, pageHeaders } from './page.js';
 import { newSecret, Sealer } from './seal.js';
 
@@ -361,8 +361,7 @@ function authMethodOf(client: Partial<OAuthClientInformationFull>): string {
 function checkRedirectUris(uris: string[]): void {
   for (const uri of uris) {
     const url = new URL(uri);
-    const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-    if (url.protocol === 'http:' && !loopback) throw new InvalidClientMetadataError(`redirect_uri ${uri} must use https (plain http only on a loopback host)`);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw new InvalidClientMetadataError(`redirect_uri ${uri} must use https (plain http only on a loopback host)`);
     if (url.hash) throw new InvalidClientMetadataError(`redirect_uri ${uri} must not have a fragment`);
   }
 }

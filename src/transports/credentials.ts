@@ -38,11 +38,6 @@ export interface CredentialRules {
   accessTokens?: AccessTokens;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
-}
-
 /** Host header rules: loopback names with our port, plus configured names (any port) or name:port (exact). */
 export function hostAllowed(hostHeader: string | undefined, port: number, allowedHosts: string[]): boolean {
   if (!hostHeader) return false;

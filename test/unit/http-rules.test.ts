@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { hostAllowed, isLoopbackHost, originAllowed } from '../../src/transports/credentials.js';
+import { isLoopbackHost } from '../../src/access.js';
+import { hostAllowed, originAllowed } from '../../src/transports/credentials.js';
 import { startHttpServer } from '../../src/transports/http.js';
 import type { Runtime } from '../../src/runtime.js';
 
