@@ -43,13 +43,15 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
     if (items && options.view === 'compact') {
       value = withItems(
         value,
-        options.list,
+        options.list.items,
         items.map((item) => (isRecord(item) ? options.list!.compact(item) : item)),
       );
     }
   }
-  const renderer = new Renderer(options);
-  const capped = capToBudget(value, options, renderer, notes);
+  // The field whose records are shown one by one is also the one the cap keeps whole records of.
+  const itemsField = options.list?.items ?? recordsField(value);
+  const renderer = new Renderer(options, itemsField);
+  const capped = capToBudget(value, itemsField, options, renderer, notes);
   const structured = isRecord(capped.value) ? capped.value : { result: capped.value };
   const structuredContent = notes.length ? { ...structured, _notes: notes } : structured;
   const result: CallToolResult = { content: [{ type: 'text', text: renderer.finish(capped.body, notes) }], structuredContent };
@@ -78,8 +80,8 @@ function recordsField(value: unknown): string | undefined {
   return found;
 }
 
-function withItems(value: unknown, list: ListShape, items: unknown[]): unknown {
-  return { ...(value as Record<string, unknown>), [list.items]: items };
+function withItems(value: unknown, field: string, items: unknown[]): unknown {
+  return { ...(value as Record<string, unknown>), [field]: items };
 }
 
 /** The same value with anything below MAX_RENDER_DEPTH replaced by a marker; the same reference when nothing was cut. */
@@ -124,7 +126,7 @@ function deeperThan(value: unknown, levels: number): boolean {
  * note says how many and how to get them), then long strings are cut, then wide values keep
  * their first entries, and last the text itself is cut.
  */
-function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, notes: string[]): { value: unknown; body: Body; json: string } {
+function capToBudget(value: unknown, itemsField: string | undefined, options: ShapeOptions, renderer: Renderer, notes: string[]): { value: unknown; body: Body; json: string } {
   const cap = options.capChars;
   const measure = (candidate: unknown) => {
     const body = renderer.body(candidate);
@@ -133,9 +135,9 @@ function capToBudget(value: unknown, options: ShapeOptions, renderer: Renderer, 
   };
   let current = measure(value);
   if (current.size <= cap) return current;
-  const items = options.list ? listItems(value, options.list.items) : Array.isArray(value) ? value : undefined;
+  const items = itemsField === undefined ? (Array.isArray(value) ? value : undefined) : listItems(value, itemsField);
   if (items && items.length > 1) {
-    const withFirst = (count: number) => (options.list ? withItems(value, options.list, items.slice(0, count)) : items.slice(0, count));
+    const withFirst = (count: number) => (itemsField === undefined ? items.slice(0, count) : withItems(value, itemsField, items.slice(0, count)));
     let low = 1;
     let high = items.length;
     while (low < high) {
@@ -348,7 +350,11 @@ class Renderer {
   /** Whether the record being rendered holds third-party text, so it needs the envelope. */
   private holdsText = false;
 
-  constructor(private readonly options: ShapeOptions) {}
+  constructor(
+    private readonly options: ShapeOptions,
+    /** The field whose records are shown one by one, when the value is such a list; a bare array's records are too. */
+    private readonly itemsField: string | undefined,
+  ) {}
 
   body(value: unknown): Body {
     if (this.options.text) {
@@ -359,14 +365,13 @@ class Renderer {
         // A value the cap cut down no longer has the shape the tool's own rendering reads: the outline shows any shape.
       }
     }
-    const field = this.options.list?.items ?? recordsField(value);
-    const items = field === undefined ? (Array.isArray(value) ? value : undefined) : listItems(value, field);
+    const items = this.itemsField === undefined ? (Array.isArray(value) ? value : undefined) : listItems(value, this.itemsField);
     const lines: string[] = [];
     if (!items) {
       this.record(lines, value);
     } else {
-      if (field !== undefined && isRecord(value)) this.record(lines, Object.fromEntries(Object.entries(value).filter(([key]) => key !== field)));
-      if (field !== undefined) lines.push(`${field}:`);
+      if (this.itemsField !== undefined && isRecord(value)) this.record(lines, Object.fromEntries(Object.entries(value).filter(([key]) => key !== this.itemsField)));
+      if (this.itemsField !== undefined) lines.push(`${this.itemsField}:`);
       if (items.length === 0) lines.push('(none)');
       for (const item of items) this.record(lines, item);
     }

@@ -229,6 +229,14 @@ describe('the result cap (finding 7)', () => {
     expect(textOf(result)).toContain('nested deeper than 16 levels were cut');
     expect(JSON.stringify(result.structuredContent).length).toBeLessThan(80_000);
   });
+  it('keeps whole records of a result that holds one list of them beside other fields, as it shows them', () => {
+    const articles = Array.from({ length: 40 }, (_, index) => ({ id: `a${index}`, title: `Article ${index}`, body: 'word '.repeat(100) }));
+    const result = shapeResult({ articles, notFound: ['x'] }, { ...full, capChars: 8_000 });
+    const kept = (result.structuredContent as { articles: typeof articles }).articles;
+    expect(kept.length).toBeLessThan(40);
+    expect(kept).toEqual(articles.slice(0, kept.length));
+    expect(textOf(result)).toContain(`showing ${kept.length} of 40 items`);
+  });
   it('cuts wide values and long text with notes that say how to get the rest', () => {
     const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, index) => [`key${index}`, `value ${index}`]));
     const result = shapeResult({ wide }, { ...full, capChars: 8_000 });
