@@ -212,8 +212,8 @@ export class LimiterRegistry {
     }
   }
 
-  /** For health checks: undefined without shared budgets (Redis), else whether their store answers now. */
-  async redisReachable(): Promise<boolean | undefined> {
+  /** For health checks: undefined without shared budgets, else whether their store (Redis) answers now. */
+  async sharedBudgetsReachable(): Promise<boolean | undefined> {
     return this.options.shared?.ping();
   }
 

@@ -148,7 +148,7 @@ async function route(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
 
 async function health(ctx: HttpContext, _req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { config, sessions, draining } = ctx;
-  const redis = await ctx.runtime.limiters.redisReachable();
+  const redis = await ctx.runtime.limiters.sharedBudgetsReachable();
   sendJson(res, 200, {
     ok: true,
     version: SERVER_VERSION,
