@@ -8,6 +8,7 @@ import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFie
 import { hasHidden, shapeResult, showHidden, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
 import { secretRedaction } from '../redaction.js';
+import { duringCallOf } from '../live-keys.js';
 import { redactResult, secretsIn } from './secrets.js';
 import { SERVER_NAME } from '../meta.js';
 import type { ToolRun } from './types.js';
@@ -19,7 +20,11 @@ import type { ToolRun } from './types.js';
  * the caller passed (data-step headers, tokens) are masked in what the call returns, but not in a
  * preview: the user must see every value a write sends before saying yes.
  */
-export async function runTool(run: ToolRun): Promise<CallToolResult> {
+export function runTool(run: ToolRun): Promise<CallToolResult> {
+  return duringCallOf(run.session.keyRedaction, () => runToolOfKey(run));
+}
+
+async function runToolOfKey(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
   const checked = checkedArguments(run.tool, run.rawArgs);
   const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
