@@ -83,25 +83,40 @@ const TOPICS = Object.keys(OPENERS) as Topic[];
 const QUESTIONS: Question[] = [...TOPICS.flatMap((t) => OPENERS[t]), ...TOPICS.flatMap((t) => FOLLOW_UPS[t])];
 const indexOfQuestion = (question: Question) => QUESTIONS.indexOf(question);
 
+/** [min, max] in ms. */
+type Span = [number, number];
+
+/** One generated agent: its share of conversations, and the shares and delays of its own. */
+interface AgentProfile {
+  bot: keyof SeedIds['bots'];
+  channel: Channel;
+  share: number;
+  sources: Record<string, number>;
+  topics: Record<Topic, number>;
+  /** reply, follow-up and hand-over delays */
+  replyDelay: Span;
+  followUpGap: Span;
+  handOver: Span;
+}
+
 /** Workspace A's agents: the chat Store Assistant takes most conversations, Email Support the rest. */
-const AGENTS = [
+const AGENTS: AgentProfile[] = [
   {
-    bot: 'storeAssistant' as const,
-    channel: 'chat' as Channel,
+    bot: 'storeAssistant',
+    channel: 'chat',
     share: 0.65,
-    sources: { widget: 0.88, api: 0.12 } as Record<string, number>,
-    topics: { shipping: 22, tracking: 20, international: 6, returns: 18, account: 10, warranty: 10, other: 14 } as Record<Topic, number>,
-    /** reply, follow-up and hand-over delays, in ms: [min, max] */
+    sources: { widget: 0.88, api: 0.12 },
+    topics: { shipping: 22, tracking: 20, international: 6, returns: 18, account: 10, warranty: 10, other: 14 },
     replyDelay: [3 * SECOND_MS, 8 * SECOND_MS],
     followUpGap: [30 * SECOND_MS, 5 * MINUTE_MS],
     handOver: [2 * MINUTE_MS, 30 * MINUTE_MS],
   },
   {
-    bot: 'emailSupport' as const,
-    channel: 'email' as Channel,
+    bot: 'emailSupport',
+    channel: 'email',
     share: 0.35,
-    sources: { zendesk: 0.92, api: 0.08 } as Record<string, number>,
-    topics: { shipping: 6, tracking: 10, international: 16, returns: 26, account: 14, warranty: 18, other: 10 } as Record<Topic, number>,
+    sources: { zendesk: 0.92, api: 0.08 },
+    topics: { shipping: 6, tracking: 10, international: 16, returns: 26, account: 14, warranty: 18, other: 10 },
     replyDelay: [20 * SECOND_MS, 3 * MINUTE_MS],
     followUpGap: [2 * HOUR_MS, 20 * HOUR_MS],
     handOver: [1 * HOUR_MS, 8 * HOUR_MS],
