@@ -1,5 +1,8 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isJSONRPCRequest, type JSONRPCRequest, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
 /** Work the SDK would do on every message or with every server, spared where nothing reads its result. */
 
@@ -31,4 +34,22 @@ export function withoutStackTraces<T>(run: () => T): T {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+type Deliver = NonNullable<Transport['onmessage']>;
+
+/**
+ * The SDK's delivery asks of every incoming message whether it is a response before it asks
+ * whether it is a request: two zod parses meant to fail on every call, whose issues and errors cost
+ * about 40 µs a call alone and 85 µs under 50 clients. A message that parses as a request is
+ * neither response (all three schemas are strict, and only a request has `method`), so it goes
+ * straight to the dispatch the SDK's delivery would reach, `_onrequest`; every other message takes
+ * the SDK's way. The SDK's delivery first calls whatever `onmessage` the transport had before
+ * `connect`: this server's transports have none. Without `_onrequest` (another SDK version) every
+ * message takes the SDK's way; a test says so.
+ */
+export function requestsStraightToDispatch(server: Server, deliver: Deliver): Deliver {
+  const dispatch = (server as unknown as { _onrequest?: (request: JSONRPCRequest, extra?: MessageExtraInfo) => void })._onrequest;
+  if (typeof dispatch !== 'function') return deliver;
+  return (message, extra) => (isJSONRPCRequest(message) ? dispatch.call(server, message, extra) : deliver(message, extra));
 }

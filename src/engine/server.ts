@@ -15,7 +15,7 @@ import { runTool } from './pipeline.js';
 import { keyRedaction, type Redaction } from '../redaction.js';
 import { redactResult } from './secrets.js';
 import { registerPrompts } from './prompts.js';
-import { validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
+import { requestsStraightToDispatch, validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
@@ -111,7 +111,7 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
     await connect(transport);
-    const deliver = transport.onmessage;
+    const deliver = transport.onmessage && requestsStraightToDispatch(server.server, transport.onmessage);
     transport.onmessage = (message, extra) => {
       const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
       const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];

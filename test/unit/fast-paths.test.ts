@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Envelope, shapeResult } from '../../src/engine/output.js';
-import { withoutStackTraces } from '../../src/engine/sdk-costs.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { requestsStraightToDispatch, withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -35,5 +37,24 @@ describe('fast paths of the call path', () => {
       }),
     ).toThrow('y');
     expect(Error.stackTraceLimit).toBe(limit);
+  });
+
+  it("hands requests straight to the SDK's dispatch, which the SDK in use still has, and every other message to its delivery", () => {
+    const server = new Server({ name: 't', version: '1' });
+    expect(typeof (server as unknown as { _onrequest?: unknown })._onrequest).toBe('function');
+    const dispatched: JSONRPCMessage[] = [];
+    const delivered: JSONRPCMessage[] = [];
+    Object.assign(server, { _onrequest: (message: JSONRPCMessage) => dispatched.push(message) });
+    const deliver = requestsStraightToDispatch(server, (message) => void delivered.push(message));
+    const request: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } };
+    const others: JSONRPCMessage[] = [
+      { jsonrpc: '2.0', id: 2, result: {} },
+      { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'no' } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', result: {} } as unknown as JSONRPCMessage,
+    ];
+    for (const message of [request, ...others]) deliver(message);
+    expect(dispatched).toEqual([request]);
+    expect(delivered).toEqual(others);
   });
 });
