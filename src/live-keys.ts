@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Redaction } from './redaction.js';
 
 /**
@@ -9,9 +8,10 @@ const API_KEY_PATTERN = /svc(?:_|%5[fF])[A-Za-z0-9_\-%]{4,}|(?<![A-Za-z0-9])SVC(
 
 /**
  * The API keys of the sessions open in this process (the configured one over stdio, each HTTP
- * session's own), with how many sessions hold each. A line written outside any call cannot know
- * which session it is about, so it is redacted of every live key in all its forms, not only of what
- * looks like one; a line written during a call (`duringCallOf`) can hold only that call's key.
+ * session's own), with how many sessions hold each. A log line or error text cannot tell which
+ * session it is about, so it is redacted of every live key in all its forms, not only of what looks
+ * like one. Each key costs about 1 µs a line: at the default level a call writes no line unless it
+ * fails.
  */
 const liveKeys = new Map<string, { redaction: Redaction; sessions: number }>();
 
@@ -28,22 +28,9 @@ export function holdLiveKey(apiKey: string, redaction: Redaction): () => void {
   };
 }
 
-/** The key of the call running in this async context, whose log lines and errors hold no other key. */
-const callKey = new AsyncLocalStorage<Redaction>();
-
-/**
- * Runs one call with its key known to `redactLiveKeys`: each live key costs about 1 µs a line, so a
- * server of 100 tenants spent 50 µs on every log line of every call redacting 99 keys it cannot hold.
- */
-export function duringCallOf<T>(redaction: Redaction, run: () => T): T {
-  return callKey.run(redaction, run);
-}
-
 /** Defence in depth: any text leaving the process passes here, so a key that slipped into a message is masked. */
 export function redactLiveKeys(text: string): string {
   // The live keys first, in every form: the shape pattern would mask only a key's head, and leave a split key's rest for no pattern to find.
-  const own = callKey.getStore();
-  if (own) return own.redact(text).replace(API_KEY_PATTERN, 'svc_***');
   let redacted = text;
   for (const { redaction } of liveKeys.values()) redacted = redaction.redact(redacted);
   return redacted.replace(API_KEY_PATTERN, 'svc_***');

@@ -85,7 +85,7 @@ beforeAll(async () => {
     SVC_MAX_SESSIONS_PER_KEY: '3',
     SVC_SESSION_IDLE_MS: '60000',
   });
-  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
   handle = await startHttpServer(await createRuntime(config, logger));
 });
 

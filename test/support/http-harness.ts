@@ -24,7 +24,7 @@ export async function startHttpServerProcess(options: { env?: Record<string, str
   const port = await freePort();
   const child = spawn(process.execPath, [...(await svcMcpCommand()), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
