@@ -143,7 +143,13 @@ export const OPTIONS: Option[] = [
     defaultText: 'unset',
   },
   { env: 'SVC_TIMEOUT_MS', flag: '--timeout-ms', value: 'MS', help: 'Per-request timeout in milliseconds.', default: '30000' },
-  { env: 'SVC_LOG_LEVEL', flag: '--log-level', value: 'LEVEL', help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr. debug adds a line per tool call (info logs the failed ones) and per upstream request.', default: 'info' },
+  {
+    env: 'SVC_LOG_LEVEL',
+    flag: '--log-level',
+    value: 'LEVEL',
+    help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr. debug adds a line per tool call (info logs the failed ones) and per upstream request.',
+    default: 'info',
+  },
   {
     env: 'SVC_LOG_FORMAT',
     flag: '--log-format',
