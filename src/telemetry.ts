@@ -227,14 +227,25 @@ function remoteParent(api: Instruments['api'], meta: unknown): Context {
 /**
  * Wraps one upstream HTTP attempt in a CLIENT span (child of the MCP request's span) and passes the
  * trace context on as a `traceparent` header. `send` gets the headers to add and resolves with the
- * response status; a thrown error names the span's `error.type`. The URL is built only when a span is.
+ * response status; a thrown error names the span's `error.type`. The URL is built only when a span
+ * is. Without telemetry `send` runs as it is, not inside one more promise of its own on every call.
  */
-export async function traceUpstream<T extends { statusCode: number }>(method: string, origin: string, path: string, send: (traceHeaders: Record<string, string>) => Promise<T>): Promise<T> {
+export function traceUpstream<T extends { statusCode: number }>(method: string, origin: string, path: string, send: (traceHeaders: Record<string, string>) => Promise<T>): Promise<T> {
   const current = instruments;
-  if (!current?.tracer) return send(NO_HEADERS);
+  return current?.tracer ? tracedUpstream(current, current.tracer, method, origin, path, send) : send(NO_HEADERS);
+}
+
+async function tracedUpstream<T extends { statusCode: number }>(
+  current: Instruments,
+  tracer: Tracer,
+  method: string,
+  origin: string,
+  path: string,
+  send: (traceHeaders: Record<string, string>) => Promise<T>,
+): Promise<T> {
   const url = new URL(path, origin);
   const { api } = current;
-  const span = current.tracer.startSpan(
+  const span = tracer.startSpan(
     method,
     {
       kind: api.SpanKind.CLIENT,

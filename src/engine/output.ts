@@ -28,6 +28,16 @@ export const MAX_RENDER_DEPTH = 16;
  */
 const structuredJson = new WeakMap<CallToolResult, string>();
 
+/**
+ * Results whose text the outline wrote throughout, escaping API text as it went, under a heading
+ * with nothing to escape: the final pass over every result's text (`hasHidden`) can pass them by.
+ */
+const escapedThroughout = new WeakSet<CallToolResult>();
+
+export function isEscapedThroughout(result: CallToolResult): boolean {
+  return escapedThroughout.has(result);
+}
+
 /** The structured content as JSON: serialised once per result. */
 export function structuredJsonOf(result: CallToolResult): string {
   return structuredJson.get(result) ?? JSON.stringify(result.structuredContent ?? null);
@@ -36,8 +46,7 @@ export function structuredJsonOf(result: CallToolResult): string {
 /** Turns data into a tool result: compact projection, the size cap, `structuredContent` and readable text. */
 export function shapeResult(data: unknown, options: ShapeOptions): CallToolResult {
   const notes: string[] = [];
-  let value = cutDeep(data, 0);
-  if (value !== data) notes.push(`Values nested deeper than ${MAX_RENDER_DEPTH} levels were cut; read the item on its own (a get tool) for the rest.`);
+  let value = data;
   if (options.list) {
     const items = listItems(value, options.list.items);
     if (items && options.view === 'compact') {
@@ -48,6 +57,10 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
       );
     }
   }
+  // After the compact projection, which reads named fields only: what it leaves out is not walked.
+  const shallow = cutDeep(value, 0);
+  if (shallow !== value) notes.push(`Values nested deeper than ${MAX_RENDER_DEPTH} levels were cut; read the item on its own (a get tool) for the rest.`);
+  value = shallow;
   // The field whose records are shown one by one is also the one the cap keeps whole records of.
   const itemsField = options.list?.items ?? recordsField(value);
   const renderer = new Renderer(options, itemsField);
@@ -56,6 +69,7 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
   const structuredContent = notes.length ? { ...structured, _notes: notes } : structured;
   const result: CallToolResult = { content: [{ type: 'text', text: renderer.finish(capped.body, notes) }], structuredContent };
   if (structuredContent === capped.value) structuredJson.set(result, capped.json);
+  if (!options.text && !(options.heading && hasHidden(options.heading))) escapedThroughout.add(result);
   return result;
 }
 

@@ -5,7 +5,7 @@ import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
 import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
 import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
-import { hasHidden, shapeResult, showHidden, type View } from './output.js';
+import { hasHidden, isEscapedThroughout, shapeResult, showHidden, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
 import { secretRedaction } from '../redaction.js';
 import { redactResult, secretsIn } from './secrets.js';
@@ -39,7 +39,7 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
  * caller's arguments (a filter in a stats summary, an id in a refusal), wherever it is written.
  */
 function withHiddenShown(result: CallToolResult): CallToolResult {
-  if (!result.content.some((part) => part.type === 'text' && hasHidden(part.text))) return result;
+  if (isEscapedThroughout(result) || !result.content.some((part) => part.type === 'text' && hasHidden(part.text))) return result;
   return { ...result, content: result.content.map((part) => (part.type === 'text' ? { ...part, text: showHidden(part.text) } : part)) };
 }
 
