@@ -1,8 +1,20 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, type JSONRPCRequest, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isJSONRPCRequest,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type CreateTaskResult,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Extra } from './types.js';
 
 /** Work the SDK would do on every message or with every server, spared where nothing reads its result. */
 
@@ -52,4 +64,23 @@ export function requestsStraightToDispatch(server: Server, deliver: Deliver): De
   const dispatch = (server as unknown as { _onrequest?: (request: JSONRPCRequest, extra?: MessageExtraInfo) => void })._onrequest;
   if (typeof dispatch !== 'function') return deliver;
   return (message, extra) => (isJSONRPCRequest(message) ? dispatch.call(server, message, extra) : deliver(message, extra));
+}
+
+type ToolCallHandler = (request: CallToolRequest, extra: Extra) => Promise<CallToolResult | CreateTaskResult>;
+
+/** What the base protocol checks of a tools/call before the handler: its method (the handler parses the rest). */
+const TOOL_CALL_METHOD = CallToolRequestSchema.pick({ method: true }).loose();
+
+/**
+ * Installs the tools/call handler without the wrapper `Server` puts around it, which parses every
+ * request twice and then parses and copies every result against the result schema: this engine
+ * builds every result itself, in the shapes its tests check. The request is parsed once, and one
+ * that does not parse is refused as the SDK refuses it (-32602, "Invalid tools/call request").
+ */
+export function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
+  Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, (request: unknown, extra: Extra) => {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${parsed.error.message}`);
+    return handler(parsed.data, extra);
+  });
 }

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hashKey } from '../key-hash.js';
 import { holdLiveKey } from '../live-keys.js';
 import type { Logger } from '../log.js';
@@ -15,7 +15,7 @@ import { runTool } from './pipeline.js';
 import { keyRedaction, type Redaction } from '../redaction.js';
 import { redactResult } from './secrets.js';
 import { registerPrompts } from './prompts.js';
-import { requestsStraightToDispatch, validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
+import { requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
@@ -72,7 +72,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
   }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  setToolCallHandler(server.server, async (request, extra) => {
     const { name, task } = request.params;
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (gateway && name === FIND_TOOLS) {

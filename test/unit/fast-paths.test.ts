@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Envelope, shapeResult } from '../../src/engine/output.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { requestsStraightToDispatch, withoutStackTraces } from '../../src/engine/sdk-costs.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -56,5 +59,20 @@ describe('fast paths of the call path', () => {
     for (const message of [request, ...others]) deliver(message);
     expect(dispatched).toEqual([request]);
     expect(delivered).toEqual(others);
+  });
+
+  it('a tools/call handler installed without the SDK wrapper still gets only requests that parse, and its result as it made it', async () => {
+    const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    setToolCallHandler(server, async (request) => ({ content: [{ type: 'text', text: `ran ${request.params.name}` }], structuredContent: { n: 1 } }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    try {
+      await expect(client.request({ method: 'tools/call', params: { arguments: {} } } as never, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+      expect(await client.request({ method: 'tools/call', params: { name: 'x' } }, CallToolResultSchema)).toEqual({ content: [{ type: 'text', text: 'ran x' }], structuredContent: { n: 1 } });
+    } finally {
+      await client.close();
+    }
   });
 });
