@@ -147,7 +147,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_LOG_LEVEL',
     flag: '--log-level',
     value: 'LEVEL',
-    help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr. debug adds a line per tool call (info logs the failed ones) and per upstream request.',
+    help: 'pino level (fatal, error, warn, info, debug, trace, silent); logs go to stderr. debug adds a line per tool call, per HTTP request and per upstream request (info logs the failed calls and requests).',
     default: 'info',
   },
   {

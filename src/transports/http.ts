@@ -128,8 +128,11 @@ function serveRequest(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   if (isCall) ctx.inFlight++;
   res.on('close', () => {
     if (isCall) ctx.inFlight--;
-    // Never the key or the body: the key hash identifies the tenant.
-    logger.info({ ...log, status: res.statusCode, ms: Date.now() - started }, 'http request');
+    // Never the key or the body: the key hash identifies the tenant. A line per request is for
+    // debugging (a proxy in front logs each request anyway); a refused or failed one is worth one at info.
+    const line = { ...log, status: res.statusCode, ms: Date.now() - started };
+    if (res.statusCode >= 400) logger.info(line, 'http request');
+    else logger.debug(line, 'http request');
   });
   route(ctx, req, res, path, log).catch((error: unknown) => {
     if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
