@@ -232,11 +232,11 @@ function remoteParent(api: Instruments['api'], meta: unknown): Context {
  */
 export function traceUpstream<T extends { statusCode: number }>(method: string, origin: string, path: string, send: (traceHeaders: Record<string, string>) => Promise<T>): Promise<T> {
   const current = instruments;
-  return current?.tracer ? tracedUpstream(current, current.tracer, method, origin, path, send) : send(NO_HEADERS);
+  return current?.tracer ? tracedUpstream(current.api, current.tracer, method, origin, path, send) : send(NO_HEADERS);
 }
 
 async function tracedUpstream<T extends { statusCode: number }>(
-  current: Instruments,
+  api: Instruments['api'],
   tracer: Tracer,
   method: string,
   origin: string,
@@ -244,7 +244,6 @@ async function tracedUpstream<T extends { statusCode: number }>(
   send: (traceHeaders: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   const url = new URL(path, origin);
-  const { api } = current;
   const span = tracer.startSpan(
     method,
     {

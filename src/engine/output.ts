@@ -23,24 +23,21 @@ export interface ShapeOptions {
 export const MAX_RENDER_DEPTH = 16;
 
 /**
- * `structuredContent` of the results shapeResult made, as the cap serialised it: the secrets check
- * reads it instead of serialising the same data again, on every call's path.
+ * What shapeResult knew of each result it made, so the checks after it need not work it out again
+ * on every call's path:
+ * - `json`: `structuredContent` as the cap serialised it, which the secrets check reads;
+ * - `escapedThroughout`: the outline wrote all the text, escaping API text as it went, under a
+ *   heading with nothing to escape, so the final pass over the text (`hasHidden`) has nothing to do.
  */
-const structuredJson = new WeakMap<CallToolResult, string>();
-
-/**
- * Results whose text the outline wrote throughout, escaping API text as it went, under a heading
- * with nothing to escape: the final pass over every result's text (`hasHidden`) can pass them by.
- */
-const escapedThroughout = new WeakSet<CallToolResult>();
-
-export function isEscapedThroughout(result: CallToolResult): boolean {
-  return escapedThroughout.has(result);
-}
+const shaped = new WeakMap<CallToolResult, { json?: string; escapedThroughout: boolean }>();
 
 /** The structured content as JSON: serialised once per result. */
 export function structuredJsonOf(result: CallToolResult): string {
-  return structuredJson.get(result) ?? JSON.stringify(result.structuredContent ?? null);
+  return shaped.get(result)?.json ?? JSON.stringify(result.structuredContent ?? null);
+}
+
+export function isEscapedThroughout(result: CallToolResult): boolean {
+  return shaped.get(result)?.escapedThroughout ?? false;
 }
 
 /** Turns data into a tool result: compact projection, the size cap, `structuredContent` and readable text. */
@@ -68,8 +65,10 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
   const structured = isRecord(capped.value) ? capped.value : { result: capped.value };
   const structuredContent = notes.length ? { ...structured, _notes: notes } : structured;
   const result: CallToolResult = { content: [{ type: 'text', text: renderer.finish(capped.body, notes) }], structuredContent };
-  if (structuredContent === capped.value) structuredJson.set(result, capped.json);
-  if (!options.text && !(options.heading && hasHidden(options.heading))) escapedThroughout.add(result);
+  shaped.set(result, {
+    json: structuredContent === capped.value ? capped.json : undefined,
+    escapedThroughout: !options.text && !(options.heading && hasHidden(options.heading)),
+  });
   return result;
 }
 

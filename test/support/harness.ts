@@ -177,7 +177,7 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
   }
 }
 
-/** How many calls of this tool the server has finished (its `tool call` log lines): once a call has ended, nothing more is sent for it. */
+/** How many calls of this tool the server has finished (its `tool call` log lines, written at debug, the harness's level): once a call has ended, nothing more is sent for it. */
 export function callsEnded(connection: Connection, tool: string): number {
   return connection
     .stderr()

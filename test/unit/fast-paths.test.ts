@@ -1,10 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { Envelope, shapeResult } from '../../src/engine/output.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { Envelope, shapeResult } from '../../src/engine/output.js';
 import { requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
