@@ -1,15 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { confirmGate, needsConfirmation } from './confirm.js';
+import { confirmGate, needsConfirmation, sessionElicits } from './confirm.js';
 import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
 import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
 import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
+import { toolListEntry } from './listing.js';
 import { hasHidden, isEscapedThroughout, shapeResult, showHidden, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
 import { secretRedaction } from '../redaction.js';
 import { redactResult, secretsIn } from './secrets.js';
 import { SERVER_NAME } from '../meta.js';
+import { GATE_ANSWER_META } from '../views/results.js';
 import type { ToolRun } from './types.js';
 
 /**
@@ -87,7 +89,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
       // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
       if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
-        if (decision) return { result: decision, preview: true };
+        if (decision) return { result: listsOutputSchema(run) ? asUncheckedError(decision) : decision, preview: true };
       }
       data = await run.session.api.request(request);
     } else if (tool.handler) {
@@ -108,6 +110,17 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
     return { result: answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting), preview: false };
   }
 }
+
+/**
+ * Whether the session listed this tool with its output schema. A client checks structured content
+ * against that schema (the SDK's client even on an error), and the gate's answer (a decline, or
+ * the preview that `confirm: true` asks for) is not the write's result. Where confirmation goes
+ * by token, no schema is listed and a structured preview is the expected first step.
+ */
+const listsOutputSchema = ({ tool, session }: ToolRun) => toolListEntry(tool, session.options.config, sessionElicits(session)).outputSchema !== undefined;
+
+/** The gate's answer as an error whose text says nothing was sent, its structure in `_meta` for a view. */
+const asUncheckedError = (answer: CallToolResult): CallToolResult => ({ isError: true, content: answer.content, _meta: { [GATE_ANSWER_META]: answer.structuredContent } });
 
 /** A heading that cannot fail: the write already happened, so a surprising response shape must not turn it into an error. */
 function doneLine(tool: ToolDefinition, data: unknown, input: Record<string, unknown>): string | undefined {

@@ -43,7 +43,11 @@ export function redactResult(result: CallToolResult, redactions: readonly Redact
   // Most results hold no secret at all, which a search finds without walking every field: the text
   // parts as they are, the rest as JSON (the structured part's JSON is the one the cap already made).
   const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
-  const serialised = [structuredJsonOf(result), ...(result.content.length > texts.length ? [JSON.stringify(result.content.filter((part) => part.type !== 'text'))] : [])];
+  const serialised = [
+    structuredJsonOf(result),
+    ...(result.content.length > texts.length ? [JSON.stringify(result.content.filter((part) => part.type !== 'text'))] : []),
+    ...(result._meta ? [JSON.stringify(result._meta)] : []),
+  ];
   const hidden = options.hiddenValues && serialised.some((json) => json.includes(HIDDEN_MARK) && HIDDEN_VALUE.test(json));
   const found = redactions.filter((redaction) => [...texts, ...serialised].some((text) => redaction.appears(text)));
   if (!hidden && found.length === 0) return result;

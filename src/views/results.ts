@@ -211,3 +211,10 @@ export function formatChange(value: number | null, kind: 'count' | 'rate' | 'mea
   const text = kind === 'mean' ? Math.abs(shown).toFixed(2) : String(Math.abs(shown));
   return `${shown > 0 ? '+' : shown < 0 ? '-' : '±'}${text}${kind === 'rate' ? ' pts' : ''}`;
 }
+
+/**
+ * Where the confirmation gate's structured answer (a preview with its token) rides when the tool
+ * lists an output schema that the answer does not match: in the result's `_meta`, which clients
+ * do not check, so a view that asked with `confirm: true` still gets its token.
+ */
+export const GATE_ANSWER_META = 'svc-mcp/confirmation';

@@ -5,9 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { connect, sandboxEnv, textOf } from '../support/harness.js';
+import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useServer } from '../support/fixture.js';
 import { catalog } from '../../tools/index.js';
+import { GATE_ANSWER_META } from '../../src/views/results.js';
 
 /** Design sec. 9: all output schemas together, in any configuration, as tools/list shows them. */
 const OUTPUT_BUDGET_TOKENS = 3_000;
@@ -123,4 +124,59 @@ describe('real sandbox results validate against them in the SDK client', () => {
     await validated('start_test_set_run', { testSetId: seed.testSet });
     await validated('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'gift cards' });
   });
+});
+
+describe("the confirmation gate's answers pass the client's check where a schema is listed", () => {
+  /** Valid arguments for each write tool with a documented result; the gate answers before anything is sent, so ids need not exist. */
+  const WRITE_ARGS: Record<string, Record<string, unknown>> = {
+    generate_answer: { botId: 'b', content: 'hello' },
+    give_feedback: { interactionId: 'i', eventId: 'e', approved: true },
+    delete_conversation: { interactionId: 'i' },
+    register_provider_resources: { provider: 'notes', resources: [{ externalId: 'r', title: 'r', originalUrl: 'https://example.com/r', mimeType: 'text/markdown' }] },
+    ingest_sources: { documentIdsToAdd: ['https://example.com/a'] },
+    publish_article_draft: { articleId: 'a' },
+    add_cases_to_criteria_group: { criteriaGroupId: '00000000-0000-4000-8000-000000000001', caseIds: ['00000000-0000-4000-8000-000000000002'] },
+    start_test_set_run: { testSetId: 't' },
+    create_tag: { tagGroupId: 'g', tagName: 'n' },
+  };
+
+  const WRITE_ROUTES = catalog
+    .flatMap((group) => group.tools)
+    .flatMap((tool) => (tool.route && tool.scope !== 'read' ? [{ method: tool.route.method, path: new RegExp(`^${tool.route.path.replace(/\{\w+\}/g, '[^/]+')}$`) }] : []));
+
+  it('names every write tool with a documented result', () => {
+    const writes = catalog.flatMap((group) => group.tools).filter((tool) => tool.output && tool.scope !== 'read');
+    expect(Object.keys(WRITE_ARGS).sort()).toEqual(writes.map((tool) => tool.name).sort());
+  });
+
+  // A client that listed the tools throws on structured content that misses the schema; the gate's answer is no write result, so it comes as an error, in text alone.
+  for (const [setting, options] of [
+    ['SVC_CONFIRM=none, confirm: true asks for a preview', { env: { SVC_CONFIRM: 'none' }, confirm: true }],
+    ['elicitation, the user declines', { elicit: () => ({ action: 'decline' as const }), confirm: undefined }],
+  ] as const) {
+    it(`${setting}: an error result that sends nothing`, async () => {
+      const client = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, 'env' in options ? options.env : {}), ...('elicit' in options ? { elicit: options.elicit } : {}) });
+      try {
+        const listed = (await client.client.listTools()).tools;
+        const sentBefore = apiRequests(sandbox).length;
+        for (const [name, args] of Object.entries(WRITE_ARGS)) {
+          expect(listed.find((tool) => tool.name === name)?.outputSchema, name).toBeDefined();
+          const result = await client.call(name, { ...args, ...(options.confirm ? { confirm: true } : {}) });
+          expect(result.isError, `${name}: ${textOf(result)}`).toBe(true);
+          expect(textOf(result), name).toMatch(/nothing was sent/i);
+          expect(textOf(result), name).toMatch(/^(POST|PUT|PATCH|DELETE) \/v2\//m);
+          expect(result.structuredContent, name).toBeUndefined();
+          // A view that asked with confirm: true finds the preview's token where no client checks it.
+          expect(result._meta?.[GATE_ANSWER_META], name).toMatchObject({ sent: false, ...(options.confirm && { confirmToken: expect.any(String) }) });
+        }
+        // A preview may read its target (a POST of ids, for one); no write route may be sent.
+        const writes = apiRequests(sandbox)
+          .slice(sentBefore)
+          .filter((request) => WRITE_ROUTES.some((route) => route.method === request.method && route.path.test(request.path)));
+        expect(writes).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }, 30_000);
+  }
 });

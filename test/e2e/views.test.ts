@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/views/index.js';
+import { GATE_ANSWER_META } from '../../src/views/results.js';
 import { MAX_VIEW_BYTES } from '../../src/views/build.js';
 import { textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
@@ -79,13 +80,18 @@ describe('views (MCP Apps)', () => {
   it('confirm: true only previews a write even under SVC_CONFIRM=none, so a view can show it first', async () => {
     const unconfirmed = await connectViewClient(sandbox, { SVC_CONFIRM: 'none' });
     try {
+      // As a host does: listed, the tool's output schema is checked against every structured result.
+      expect((await unconfirmed.client.listTools()).tools.find((tool) => tool.name === 'publish_article_draft')?.outputSchema).toBeDefined();
       const articleId = sandbox.seed.articles.giftCardsDraft;
       sandbox.clearRequests();
       const publishes = () => sandbox.requests.filter((request) => request.path.endsWith('/publish/public')).map((request) => `${request.method} ${request.path}`);
       const preview = await unconfirmed.call('publish_article_draft', { articleId, confirm: true });
-      expect(preview.structuredContent).toMatchObject({ sent: false, confirmToken: expect.any(String) });
+      // Not the publish's result, so not under its schema: an error saying nothing was sent, the preview in _meta for the view.
+      expect(preview.isError).toBe(true);
+      expect(textOf(preview)).toContain('nothing was sent');
+      expect(preview._meta?.[GATE_ANSWER_META]).toMatchObject({ sent: false, confirmToken: expect.any(String) });
       expect(publishes()).toEqual([]);
-      const token = (preview.structuredContent as { confirmToken: string }).confirmToken;
+      const token = (preview._meta![GATE_ANSWER_META] as { confirmToken: string }).confirmToken;
       expect((await unconfirmed.call('publish_article_draft', { articleId, confirm: token })).isError).toBeFalsy();
       expect(publishes()).toEqual([`POST /v2/hc-articles/${articleId}/publish/public`]);
     } finally {

@@ -5,7 +5,7 @@ import './review.css';
 import { isRecord } from '../../json.js';
 import { el, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
+import { GATE_ANSWER_META, VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
 
 const root = document.getElementById('view')!;
 let app: App | undefined;
@@ -218,7 +218,8 @@ function renderRule(comparison: RuleComparison): void {
 /**
  * Publish goes through the host like any call, so it meets the server's confirmation. The first
  * click only asks what publishing will do (`confirm: true` never sends): with elicitation the host
- * asks the person; without it the effect shows here, and only Confirm sends, with its token.
+ * asks the person (a no comes back as an error that says nothing was sent); without it the effect
+ * shows here, and only Confirm sends, with its token.
  */
 function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTMLElement {
   const status = el('div', { className: 'publish-status', attrs: { 'aria-live': 'polite' } });
@@ -226,14 +227,11 @@ function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTML
   const call = (confirm: true | string) => app!.callServerTool({ name: 'publish_article_draft', arguments: { articleId: comparison.draftArticleId, confirm } });
 
   const settle = (result: CallToolResult) => {
-    const data = result.structuredContent;
-    if (result.isError) {
-      replaceChildren(status, el('p', { className: 'error', attrs: { role: 'alert' } }, resultText(result)));
-      publish.disabled = false;
-    } else if (isRecord(data) && typeof data.confirmToken === 'string') {
+    const data = result.structuredContent ?? result._meta?.[GATE_ANSWER_META];
+    if (isRecord(data) && typeof data.confirmToken === 'string' && !data.refused) {
       showPreview(data, data.confirmToken);
-    } else if (isRecord(data) && data.sent === false) {
-      replaceChildren(status, el('p', {}, 'Not published: the confirmation was declined, and nothing was sent.'));
+    } else if (result.isError) {
+      replaceChildren(status, el('p', { className: 'error', attrs: { role: 'alert' } }, resultText(result)));
       publish.disabled = false;
     } else {
       const published = isRecord(data) && typeof data.id === 'string' ? `live article ${data.id}${typeof data.version === 'number' ? ` is now at version ${data.version}` : ''}` : 'the draft is live';
