@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage, JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { ListShape, ToolDefinition } from './define.js';
 import { isRecord } from '../json.js';
 import { DAY_MS } from './inputs.js';
@@ -34,6 +34,23 @@ const shaped = new WeakMap<CallToolResult, { json?: string; escapedThroughout: b
 /** The structured content as JSON: serialised once per result. */
 export function structuredJsonOf(result: CallToolResult): string {
   return shaped.get(result)?.json ?? JSON.stringify(result.structuredContent ?? null);
+}
+
+/**
+ * A JSON-RPC message as one line of JSON. A shaped result's structured content is spliced in as the
+ * JSON the cap already made, rather than serialised a second time by the transport: about 40 µs of
+ * a page of 20 conversations, some 3 % of a call. Nothing changes a shaped result after
+ * shapeResult; a result built anew (a redacted copy) has no JSON here and is serialised whole.
+ */
+export function messageJson(message: JSONRPCMessage): string {
+  const result = 'result' in message ? (message.result as CallToolResult) : undefined;
+  const json = result && shaped.get(result)?.json;
+  if (json === undefined) return JSON.stringify(message);
+  const { structuredContent: _spliced, ...rest } = result!;
+  const { result: _result, ...envelope } = message as JSONRPCResultResponse;
+  // The result is written last and always has `content`, so the text ends with the two braces that close it and the message.
+  const head = JSON.stringify({ ...envelope, result: rest });
+  return `${head.slice(0, -2)},"structuredContent":${json}}}`;
 }
 
 export function isEscapedThroughout(result: CallToolResult): boolean {

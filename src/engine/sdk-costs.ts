@@ -3,6 +3,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -11,9 +12,11 @@ import {
   type CallToolRequest,
   type CallToolResult,
   type CreateTaskResult,
+  type JSONRPCMessage,
   type JSONRPCRequest,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
+import { messageJson } from './output.js';
 import type { Extra } from './types.js';
 
 /** Work the SDK would do on every message or with every server, spared where nothing reads its result. */
@@ -83,4 +86,31 @@ export function setToolCallHandler(server: Server, handler: ToolCallHandler): vo
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${parsed.error.message}`);
     return handler(parsed.data, extra);
   });
+}
+
+type SseEventWriter = (controller: { enqueue(chunk: Uint8Array): void }, encoder: { encode(text: string): Uint8Array }, message: JSONRPCMessage, eventId?: string) => boolean;
+interface SseWriting {
+  writeSSEEvent?: SseEventWriter;
+  onerror?: (error: Error) => void;
+}
+
+/**
+ * The Streamable HTTP transport writes each answer as an SSE event of `JSON.stringify(message)`;
+ * here it writes `messageJson(message)`, which does not serialise a shaped result's structured
+ * content a second time. The event is framed as the SDK frames it, and a test compares the bytes
+ * with the SDK's own. Without that method on the transport inside (another SDK version), the
+ * SDK's way stays; a test says so.
+ */
+export function eventsSerialisedOnce(transport: StreamableHTTPServerTransport): void {
+  const inner = (transport as unknown as { _webStandardTransport?: SseWriting })._webStandardTransport;
+  if (typeof inner?.writeSSEEvent !== 'function') return;
+  inner.writeSSEEvent = (controller, encoder, message, eventId) => {
+    try {
+      controller.enqueue(encoder.encode(`event: message\n${eventId ? `id: ${eventId}\n` : ''}data: ${messageJson(message)}\n\n`));
+      return true;
+    } catch (error) {
+      inner.onerror?.(error as Error);
+      return false;
+    }
+  };
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { withoutStackTraces } from '../engine/sdk-costs.js';
+import { eventsSerialisedOnce, withoutStackTraces } from '../engine/sdk-costs.js';
 import { createMcpServer } from '../engine/server.js';
 import { instrumentTransport } from '../telemetry.js';
 import { allowBrowser, answerPreflight } from './cors.js';
@@ -65,6 +65,7 @@ async function admit(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
 async function serveStateless(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { key, readOnly }: Credentials, body: unknown): Promise<void> {
   const server = newServer(ctx, key, true, readOnly);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  eventsSerialisedOnce(transport);
   res.on('close', () => {
     void transport.close().catch(() => undefined);
     void server.close().catch(() => undefined);
@@ -105,6 +106,7 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
       runtime.logger.info({ session: id, key: keyHash }, 'session opened');
     },
   });
+  eventsSerialisedOnce(transport);
   transport.onclose = () => {
     slot.release();
     if (slot.session) runtime.logger.info({ session: slot.session.id, key: keyHash }, 'session closed');

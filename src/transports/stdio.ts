@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { messageJson } from '../engine/output.js';
 import { createMcpServer } from '../engine/server.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
@@ -53,7 +54,7 @@ export class BoundedStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message)) this.pending.delete(message.id);
     if (this.closed) return;
-    const json = `${JSON.stringify(message)}\n`;
+    const json = `${messageJson(message)}\n`;
     if (!this.output.write(json)) await new Promise((resolve) => this.output.once('drain', resolve));
   }
 

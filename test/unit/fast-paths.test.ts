@@ -2,9 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Envelope, shapeResult } from '../../src/engine/output.js';
-import { requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
+import { Envelope, messageJson, shapeResult } from '../../src/engine/output.js';
+import { eventsSerialisedOnce, requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -73,5 +76,65 @@ describe('fast paths of the call path', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('a message with a shaped result reads back as JSON.stringify would write it, whatever the data, the view, the cap and the id', () => {
+    const list = { items: 'items', compact: (item: Record<string, unknown>) => ({ id: item.id, name: item.name }), more: 'Page on.' };
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.record({ items: fc.array(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), { maxLength: 30 }), more: fc.jsonValue({ maxDepth: 1 }) })),
+        fc.constantFrom('compact', 'full'),
+        fc.boolean(),
+        fc.integer({ min: 200, max: 20_000 }),
+        fc.oneof(fc.integer(), fc.string()),
+        (data, view, asList, capChars, id) => {
+          const result = shapeResult(data, { view, capChars, list: asList ? list : undefined, heading: asList ? 'Listed.' : undefined });
+          const message = { jsonrpc: '2.0' as const, id, result };
+          expect(JSON.parse(messageJson(message))).toEqual(JSON.parse(JSON.stringify(message)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a message without a shaped result is written exactly as JSON.stringify writes it; a shaped one with the JSON the cap made', () => {
+    const shaped = shapeResult({ a: 1 }, { view: 'full', capChars: 1000 });
+    // Changed after shaping (nothing does), the result would still be written as shaped: the cap's JSON is what goes out.
+    const changed = shapeResult({ a: 1 }, { view: 'full', capChars: 1000 });
+    (changed.structuredContent as { a: number }).a = 2;
+    expect(messageJson({ jsonrpc: '2.0', id: 0, result: changed })).toContain('"structuredContent":{"a":1}');
+    for (const message of [
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 } } },
+      { jsonrpc: '2.0', id: 2, result: { ...shaped } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'no' } },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } },
+    ] as JSONRPCMessage[]) {
+      expect(messageJson(message)).toBe(JSON.stringify(message));
+    }
+  });
+
+  it("frames an HTTP answer's SSE event as the SDK does, on the transport the SDK in use still has", () => {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const inner = (transport as unknown as { _webStandardTransport: WebStandardStreamableHTTPServerTransport })._webStandardTransport;
+    type SseWrite = (controller: unknown, encoder: { encode(text: string): Uint8Array }, message: JSONRPCMessage, eventId?: string) => boolean;
+    // A private method of the SDK's, which eventsSerialisedOnce takes the place of on each transport.
+    const sdkWrite = (WebStandardStreamableHTTPServerTransport.prototype as unknown as { writeSSEEvent: SseWrite }).writeSSEEvent;
+    expect(inner).toBeInstanceOf(WebStandardStreamableHTTPServerTransport);
+    eventsSerialisedOnce(transport);
+    const ours = (inner as unknown as { writeSSEEvent: SseWrite }).writeSSEEvent;
+    expect(ours).not.toBe(sdkWrite);
+    const written = (write: SseWrite, message: JSONRPCMessage, eventId?: string) => {
+      const chunks: Uint8Array[] = [];
+      expect(write.call(inner, { enqueue: (chunk: Uint8Array) => chunks.push(chunk) }, new TextEncoder(), message, eventId)).toBe(true);
+      return Buffer.concat(chunks).toString('utf8');
+    };
+    const plain = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'a\nb' }] } } as JSONRPCMessage;
+    for (const eventId of [undefined, 'e-1']) expect(written(ours, plain, eventId)).toBe(written(sdkWrite, plain, eventId));
+    const shapedMessage = { jsonrpc: '2.0', id: 8, result: shapeResult({ items: [{ id: 'a', text: 'line\nbreak' }] }, { view: 'full', capChars: 10_000 }) } as JSONRPCMessage;
+    const [ourHead, ourData] = written(ours, shapedMessage, 'e-2').split('data: ');
+    const [sdkHead, sdkData] = written(sdkWrite, shapedMessage, 'e-2').split('data: ');
+    expect(ourHead).toBe(sdkHead);
+    expect(ourData.endsWith('\n\n')).toBe(true);
+    expect(JSON.parse(ourData)).toEqual(JSON.parse(sdkData));
   });
 });
