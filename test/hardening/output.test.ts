@@ -267,6 +267,11 @@ describe('secret redaction (finding 3)', () => {
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
+  it('masks a key that only _meta holds (where a gate answer carries its structure)', () => {
+    const all = JSON.stringify(redactResult({ isError: true, content: [{ type: 'text', text: 'Preview only.' }], _meta: { 'svc-mcp/confirmation': { request: `POST /x ${key}` } } }, [secrets]));
+    expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
+    expect(all).toContain('********');
+  });
   it('masks every secret the caller passed in, in any case', () => {
     const result = redactResult({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [
       secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!,

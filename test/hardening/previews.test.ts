@@ -14,6 +14,8 @@ const env = { SVC_MAX_RESULT_TOKENS: '500' };
 const byToken = useConnection(sandbox, { env });
 const questions: string[] = [];
 const asking = useConnection(sandbox, { env, elicit: answering(questions, { action: 'decline' }) });
+/** Lists create_tag's output schema, so its preview comes as an error with the structure in `_meta`. */
+const unconfirmed = useConnection(sandbox, { env: { ...env, SVC_CONFIRM: 'none' } });
 
 const SECRET_NAMES = ['Authorization', 'X-Api-Key', 'token', 'password', 'secretNote', 'Cookie', 'clientSecret', 'apiKey', 'refresh_token'];
 const secretName = fc.tuple(fc.constantFrom(...SECRET_NAMES), fc.stringMatching(/^[A-Za-z]{0,4}$/)).map(([name, suffix]) => name + suffix);
@@ -70,5 +72,13 @@ describe('previews of a write', () => {
     expect(JSON.stringify(preview)).not.toContain(sandbox.keys.admin.slice(4));
     expect(textOf(preview)).toContain('"Authorization": "Bearer ********"');
     expect(textOf(preview)).toContain('caller-secret-1');
+  });
+
+  it('masks the configured key in a preview carried in _meta, as in its text', async () => {
+    await unconfirmed.client.listTools();
+    const preview = await unconfirmed.call('create_tag', { tagGroupId: 'g', tagName: `tag ${sandbox.keys.admin}`, confirm: true });
+    expect(preview.isError).toBe(true);
+    expect(JSON.stringify(preview._meta)).toContain('tag ********');
+    expect(JSON.stringify(preview)).not.toContain(sandbox.keys.admin.slice(4));
   });
 });
