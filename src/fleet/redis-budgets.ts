@@ -146,10 +146,17 @@ class RedisShared {
         this.client.zrem('svc-mcp:peers', this.instanceId).catch(() => undefined),
         500,
       );
-    await withTimeout(
-      this.connection.disconnect(false).catch(() => undefined),
+    // QUIT is answered after the unsubscribes that removing the limiters queued. Bottleneck drops
+    // those promises, so a hard disconnect under them rejected with no handler (seen in CI under
+    // load); it remains the fallback when Redis does not answer.
+    const quit = await withTimeout(
+      this.connection.disconnect(true).then(
+        () => true,
+        () => false,
+      ),
       1000,
     );
+    if (!quit) await this.connection.disconnect(false).catch(() => undefined);
     this.client.disconnect();
   }
 }
