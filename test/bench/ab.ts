@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:ab -- before=<dir> after=<dir> [stdio] [http]`: two or more svc-mcp bundles side by
+ * side, with the floor, to judge one change. `npm run bench` says where svc-mcp stands; this says
+ * whether a change moved it, which a sampling profile cannot (it misattributes short,
+ * allocation-heavy functions). Each `name=<dir>` is a folder holding a built `svc-mcp.js`, such as
+ * a copy of `dist/` made before the change:
+ *
+ *     git stash && npm run build && cp -r dist /tmp/before && git stash pop && npm run build
+ *     npm run bench:ab -- before=/tmp/before after=dist
+ *
+ * - stdio: list_conversations {limit: 20}, call by call in turn on every server, CALLS per round;
+ * - http: 50 SDK clients per server calling in a loop, one server at a time, MS per round.
+ * Every figure is per round and as the median of ROUNDS rounds, with the ratio to the floor taken
+ * within each round. Environment: ROUNDS (3), CALLS (1500), MS (5000).
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { bundle, ENTRY_NAME } from '../support/build.js';
+import { ROOT } from '../support/paths.js';
+import { connectClients, cpuSecondsOf, loadRound, startHttpProcess } from './http-load.js';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const CALLS = Number(process.env.CALLS ?? 1500);
+const LOAD_MS = Number(process.env.MS ?? 5000);
+const CLIENTS = 50;
+const CALL = { name: 'list_conversations', arguments: { limit: 20 } };
+const UNLIMITED = '1000000/60s';
+
+const args = process.argv.slice(2);
+const sections = new Set(args.filter((arg) => !arg.includes('=')));
+const wanted = (section: string) => sections.size === 0 || sections.has(section);
+const bundles = args
+  .filter((arg) => arg.includes('='))
+  .map((arg) => {
+    const [name, dir] = [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)];
+    const entry = path.resolve(dir, ENTRY_NAME);
+    if (!existsSync(entry)) throw new Error(`${name}: no ${ENTRY_NAME} in ${dir} (build it, then copy dist/ there)`);
+    return { name, entry };
+  });
+if (bundles.length === 0) throw new Error('usage: npm run bench:ab -- before=<dir> after=<dir> [stdio] [http]');
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-ab-'));
+await bundle({ entryPoints: { minimal: path.join(ROOT, 'test/bench/minimal-server.ts') }, outdir: work });
+const floor = { name: 'floor', entry: path.join(work, 'minimal.js') };
+const sandbox = await startSandbox({ rateLimit: 'off' });
+const servers = [floor, ...bundles];
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ratios = (values: number[], base: number[]) => values.map((value, round) => value / base[round]);
+const rounds = (values: number[]) => `[${values.map((value) => value.toFixed(2)).join(' ')}]`;
+
+/** One line per server: each figure's median, and its ratio to the floor as a median with the rounds. */
+function report(figures: Record<string, Record<string, number[]>>, format: Record<string, (value: number) => string>): void {
+  for (const { name } of servers) {
+    const cells = Object.entries(format).map(([figure, show]) => {
+      const values = figures[name][figure];
+      const toFloor = ratios(values, figures.floor[figure]);
+      return `${figure} ${show(median(values))} (${median(toFloor).toFixed(3)}x ${rounds(toFloor)})`;
+    });
+    console.log(`  ${name.padEnd(10)} ${cells.join('  ')}`);
+  }
+}
+
+if (wanted('stdio')) {
+  const started = [];
+  for (const { name, entry } of servers) {
+    const env: Record<string, string> =
+      name === 'floor' ? { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin } : { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_RATE_LIMIT: UNLIMITED };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [entry], env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore' });
+    const client = new Client({ name: 'ab', version: '1.0.0' });
+    await client.connect(transport);
+    started.push({ name, client, pid: transport.pid! });
+  }
+  for (const { client } of started) for (let call = 0; call < 200; call++) await client.callTool(CALL);
+  const figures: Record<string, Record<string, number[]>> = Object.fromEntries(started.map(({ name }) => [name, { p50: [], cpu: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const latencies = new Map(started.map(({ name }) => [name, [] as number[]]));
+    const cpuBefore = new Map(started.map(({ name, pid }) => [name, cpuSecondsOf(pid)]));
+    for (let call = 0; call < CALLS; call++) {
+      for (const { name, client } of call % 2 ? [...started].reverse() : started) {
+        const callStarted = performance.now();
+        await client.callTool(CALL);
+        latencies.get(name)!.push(performance.now() - callStarted);
+      }
+    }
+    for (const { name, pid } of started) {
+      figures[name].p50.push(median(latencies.get(name)!));
+      figures[name].cpu.push(((cpuSecondsOf(pid) - cpuBefore.get(name)!) / CALLS) * 1e6);
+    }
+  }
+  console.log(`stdio, ${CALLS} calls per server per round, ${ROUNDS} rounds:`);
+  report(figures, { p50: (value) => `${value.toFixed(3)} ms`, cpu: (value) => `${value.toFixed(0)} us` });
+  for (const { client } of started) await client.close();
+}
+
+if (wanted('http')) {
+  const started = [];
+  for (const { name, entry } of servers) {
+    const server =
+      name === 'floor'
+        ? await startHttpProcess(entry, (port) => ['--http', String(port)], { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin })
+        : await startHttpProcess(entry, (port) => ['--transport', 'http', '--http-port', String(port)], {
+            SVC_BASE_URL: sandbox.url,
+            SVC_RATE_LIMIT: UNLIMITED,
+            SVC_MAX_SESSIONS_PER_KEY: String(CLIENTS + 1),
+          });
+    started.push({ name, server, clients: await connectClients(server.url, CLIENTS, sandbox.keys.admin) });
+  }
+  for (const { server, clients } of started) await loadRound(clients, CALL, 2000, server);
+  const figures: Record<string, Record<string, number[]>> = Object.fromEntries(started.map(({ name }) => [name, { rate: [], cpu: [], p99: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const { name, server, clients } of round % 2 ? [...started].reverse() : started) {
+      const load = await loadRound(clients, CALL, LOAD_MS, server);
+      sandbox.clearRequests();
+      figures[name].rate.push(load.calls / load.seconds);
+      figures[name].cpu.push((load.cpuSeconds / load.calls) * 1e6);
+      figures[name].p99.push(load.latencies[Math.floor(0.99 * load.latencies.length)]);
+    }
+  }
+  console.log(`Streamable HTTP, ${CLIENTS} clients per server, ${LOAD_MS} ms per server per round, ${ROUNDS} rounds:`);
+  report(figures, { rate: (value) => `${value.toFixed(0)}/s`, cpu: (value) => `${value.toFixed(0)} us`, p99: (value) => `${value.toFixed(1)} ms` });
+  for (const { server, clients } of started) {
+    await Promise.all(clients.map((client) => client.close()));
+    await server.stop();
+  }
+}
+
+await sandbox.close();
