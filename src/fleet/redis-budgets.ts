@@ -148,7 +148,8 @@ class RedisShared {
       );
     // QUIT is answered after the unsubscribes that removing the limiters queued. Bottleneck drops
     // those promises, so a hard disconnect under them rejected with no handler (seen in CI under
-    // load); it remains the fallback when Redis does not answer.
+    // load); it remains the fallback when Redis does not answer. Either way the connection closes
+    // both the client it was given and its subscriber.
     const quit = await withTimeout(
       this.connection.disconnect(true).then(
         () => true,
@@ -157,7 +158,6 @@ class RedisShared {
       1000,
     );
     if (!quit) await this.connection.disconnect(false).catch(() => undefined);
-    this.client.disconnect();
   }
 }
 

@@ -218,3 +218,9 @@ export function formatChange(value: number | null, kind: 'count' | 'rate' | 'mea
  * do not check, so a view that asked with `confirm: true` still gets its token.
  */
 export const GATE_ANSWER_META = 'svc-mcp/confirmation';
+
+/** The confirmation gate's answer in a result (a preview, a refusal with a fresh one, a no), wherever it rides; undefined for any other result. */
+export function gateAnswerOf(result: { structuredContent?: unknown; _meta?: Record<string, unknown> }): Record<string, unknown> | undefined {
+  const answer = result.structuredContent ?? result._meta?.[GATE_ANSWER_META];
+  return typeof answer === 'object' && answer !== null && (answer as { sent?: unknown }).sent === false ? (answer as Record<string, unknown>) : undefined;
+}

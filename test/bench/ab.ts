@@ -19,16 +19,14 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { bundle, ENTRY_NAME } from '../support/build.js';
-import { ROOT } from '../support/paths.js';
-import { connectClients, cpuSecondsOf, loadRound, startHttpProcess } from './http-load.js';
+import { ENTRY_NAME } from '../support/build.js';
+import { connectClients, cpuSecondsOf, loadRound } from './http-load.js';
+import { BENCH_CALL as CALL, bundleFloor, startHttpServer, stdioEnv, type ServerKind } from './servers.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CALLS = Number(process.env.CALLS ?? 1500);
 const LOAD_MS = Number(process.env.MS ?? 5000);
 const CLIENTS = 50;
-const CALL = { name: 'list_conversations', arguments: { limit: 20 } };
-const UNLIMITED = '1000000/60s';
 
 const args = process.argv.slice(2);
 const sections = new Set(args.filter((arg) => !arg.includes('=')));
@@ -39,13 +37,11 @@ const bundles = args
     const [name, dir] = [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)];
     const entry = path.resolve(dir, ENTRY_NAME);
     if (!existsSync(entry)) throw new Error(`${name}: no ${ENTRY_NAME} in ${dir} (build it, then copy dist/ there)`);
-    return { name, entry };
+    return { name, kind: 'svc-mcp' as ServerKind, entry };
   });
 if (bundles.length === 0) throw new Error('usage: npm run bench:ab -- before=<dir> after=<dir> [stdio] [http]');
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-ab-'));
-await bundle({ entryPoints: { minimal: path.join(ROOT, 'test/bench/minimal-server.ts') }, outdir: work });
-const floor = { name: 'floor', entry: path.join(work, 'minimal.js') };
+const floor = { name: 'floor', kind: 'minimal' as ServerKind, entry: await bundleFloor(mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-ab-'))) };
 const sandbox = await startSandbox({ rateLimit: 'off' });
 const servers = [floor, ...bundles];
 
@@ -67,10 +63,8 @@ function report(figures: Record<string, Record<string, number[]>>, format: Recor
 
 if (wanted('stdio')) {
   const started = [];
-  for (const { name, entry } of servers) {
-    const env: Record<string, string> =
-      name === 'floor' ? { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin } : { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_RATE_LIMIT: UNLIMITED };
-    const transport = new StdioClientTransport({ command: process.execPath, args: [entry], env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'ignore' });
+  for (const { name, kind, entry } of servers) {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [entry], env: { PATH: process.env.PATH ?? '', ...stdioEnv(kind, sandbox) }, stderr: 'ignore' });
     const client = new Client({ name: 'ab', version: '1.0.0' });
     await client.connect(transport);
     started.push({ name, client, pid: transport.pid! });
@@ -99,15 +93,8 @@ if (wanted('stdio')) {
 
 if (wanted('http')) {
   const started = [];
-  for (const { name, entry } of servers) {
-    const server =
-      name === 'floor'
-        ? await startHttpProcess(entry, (port) => ['--http', String(port)], { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin })
-        : await startHttpProcess(entry, (port) => ['--transport', 'http', '--http-port', String(port)], {
-            SVC_BASE_URL: sandbox.url,
-            SVC_RATE_LIMIT: UNLIMITED,
-            SVC_MAX_SESSIONS_PER_KEY: String(CLIENTS + 1),
-          });
+  for (const { name, kind, entry } of servers) {
+    const server = await startHttpServer(kind, entry, sandbox, CLIENTS);
     started.push({ name, server, clients: await connectClients(server.url, CLIENTS, sandbox.keys.admin) });
   }
   for (const { server, clients } of started) await loadRound(clients, CALL, 2000, server);

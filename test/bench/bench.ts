@@ -24,15 +24,14 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { Pool } from 'undici';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { MAX_VIEW_BYTES, viewSizes } from '../../src/views/build.js';
-import { buildCli, bundle } from '../support/build.js';
+import { buildCli } from '../support/build.js';
 import { contextCostReport } from '../support/context-cost.js';
 import { ROOT } from '../support/paths.js';
-import { connectClients, loadRound, memoryOf, startHttpProcess, type HttpServerProcess, type LoadRound } from './http-load.js';
+import { connectClients, loadRound, memoryOf, type HttpServerProcess, type LoadRound } from './http-load.js';
+import { BENCH_CALL as CALL, bundleFloor, startHttpServer, stdioEnv, type ServerKind as Kind } from './servers.js';
 
 const ROUNDS = 3;
 const PROBE = ['--expose-gc', '--import', pathToFileURL(path.join(ROOT, 'test/bench/gc-probe.mjs')).href];
-const CALL = { name: 'list_conversations', arguments: { limit: 20 } };
-const UNLIMITED = '1000000/60s';
 const STRICT = { limit: 40, windowMs: 5000 };
 const CLIENTS = 50;
 const LOAD_MS = 6000;
@@ -45,8 +44,7 @@ const wanted = (section: string) => sections.size === 0 || sections.has(section)
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-bench-'));
 const { entry } = await buildCli();
-await bundle({ entryPoints: { minimal: path.join(ROOT, 'test/bench/minimal-server.ts') }, outdir: work });
-const MINIMAL = path.join(work, 'minimal.js');
+const MINIMAL = await bundleFloor(work);
 const sandbox = await startSandbox({ rateLimit: 'off' });
 
 // ---- reporting -------------------------------------------------------------------------------
@@ -98,13 +96,10 @@ interface StdioServer {
   close(): Promise<void>;
 }
 
-type Kind = 'svc-mcp' | 'minimal';
 const KINDS: readonly Kind[] = ['minimal', 'svc-mcp'];
 
 async function startStdio(kind: Kind, options: { probe?: boolean; env?: Record<string, string>; upstream?: Sandbox } = {}): Promise<StdioServer> {
-  const { url, keys } = options.upstream ?? sandbox;
-  const env: Record<string, string> =
-    kind === 'svc-mcp' ? { SVC_BASE_URL: url, SVC_API_KEY: keys.admin, SVC_RATE_LIMIT: UNLIMITED, ...options.env } : { MINIMAL_BASE_URL: url, MINIMAL_API_KEY: keys.admin };
+  const env = { ...stdioEnv(kind, options.upstream ?? sandbox), ...options.env };
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(options.probe ? PROBE : []), kind === 'svc-mcp' ? entry : MINIMAL],
@@ -276,13 +271,9 @@ if (wanted('stdio')) {
 
 if (wanted('http')) {
   const http: Record<Kind, HttpServerProcess> = {
-    'svc-mcp': await startHttpProcess(entry, (port) => ['--transport', 'http', '--http-port', String(port)], {
-      SVC_BASE_URL: sandbox.url,
-      SVC_RATE_LIMIT: UNLIMITED,
-      // One tenant's 50 sessions: the per-key cap (default 20) is lifted, as for a team sharing a key.
-      SVC_MAX_SESSIONS_PER_KEY: String(CLIENTS + 1),
-    }),
-    minimal: await startHttpProcess(MINIMAL, (port) => ['--http', String(port)], { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin }),
+    // The 50 clients and the one-client run share the key's sessions.
+    'svc-mcp': await startHttpServer('svc-mcp', entry, sandbox, CLIENTS + 1),
+    minimal: await startHttpServer('minimal', MINIMAL, sandbox, CLIENTS + 1),
   };
   const single = { 'svc-mcp': (await connectClients(http['svc-mcp'].url, 1, sandbox.keys.admin))[0], minimal: (await connectClients(http.minimal.url, 1, sandbox.keys.admin))[0] };
   for (let index = 0; index < 100; index++) for (const kind of KINDS) await single[kind].callTool(CALL);

@@ -12,13 +12,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { buildCli, bundle } from '../support/build.js';
-import { ROOT } from '../support/paths.js';
-import { connectClients, loadRound, startHttpProcess } from './http-load.js';
+import { buildCli } from '../support/build.js';
+import { connectClients, loadRound } from './http-load.js';
+import { BENCH_CALL, bundleFloor, startHttpServer } from './servers.js';
 
 const seconds = Number(process.argv[2] ?? 20);
 const clientCount = Number(process.argv[3] ?? 50);
-const CALL = { name: 'list_conversations', arguments: { limit: 20 } };
 
 interface ProfileNode {
   id: number;
@@ -100,26 +99,18 @@ function summarise(label: string, profile: Profile, calls: number): void {
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-profile-'));
 const { entry } = await buildCli(path.join(work, 'svc'), { minify: false });
-await bundle({ entryPoints: { minimal: path.join(ROOT, 'test/bench/minimal-server.ts') }, outdir: path.join(work, 'floor'), minify: false });
+const floor = await bundleFloor(path.join(work, 'floor'), false);
 const sandbox = await startSandbox({ rateLimit: 'off' });
-const servers = {
-  'svc-mcp': {
-    script: entry,
-    args: (port: number) => ['--transport', 'http', '--http-port', String(port)],
-    env: { SVC_BASE_URL: sandbox.url, SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_SESSIONS_PER_KEY: String(clientCount), SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'info' },
-  },
-  floor: {
-    script: path.join(work, 'floor/minimal.js'),
-    args: (port: number) => ['--http', String(port)],
-    env: { MINIMAL_BASE_URL: sandbox.url, MINIMAL_API_KEY: sandbox.keys.admin },
-  },
-};
-for (const [label, server] of Object.entries(servers)) {
+const servers = [
+  { label: 'svc-mcp', kind: 'svc-mcp', script: entry, env: { SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'info' } },
+  { label: 'floor', kind: 'minimal', script: floor, env: {} },
+] as const;
+for (const { label, kind, script, env } of servers) {
   const profileDir = path.join(work, `profile-${label}`);
-  const running = await startHttpProcess(server.script, server.args, server.env, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+  const running = await startHttpServer(kind, script, sandbox, clientCount, { env, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
   const clients = await connectClients(running.url, clientCount, sandbox.keys.admin);
-  const warmUp = await loadRound(clients, CALL, 3000, running);
-  const round = await loadRound(clients, CALL, seconds * 1000, running);
+  const warmUp = await loadRound(clients, BENCH_CALL, 3000, running);
+  const round = await loadRound(clients, BENCH_CALL, seconds * 1000, running);
   await Promise.all(clients.map((client) => client.close()));
   await running.stop();
   sandbox.clearRequests();

@@ -9,6 +9,7 @@ import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js'
 import { useServer } from '../support/fixture.js';
 import { catalog } from '../../tools/index.js';
 import { GATE_ANSWER_META } from '../../src/views/results.js';
+import { isWrite } from '../support/write-routes.js';
 
 /** Design sec. 9: all output schemas together, in any configuration, as tools/list shows them. */
 const OUTPUT_BUDGET_TOKENS = 3_000;
@@ -140,10 +141,6 @@ describe("the confirmation gate's answers pass the client's check where a schema
     create_tag: { tagGroupId: 'g', tagName: 'n' },
   };
 
-  const WRITE_ROUTES = catalog
-    .flatMap((group) => group.tools)
-    .flatMap((tool) => (tool.route && tool.scope !== 'read' ? [{ method: tool.route.method, path: new RegExp(`^${tool.route.path.replace(/\{\w+\}/g, '[^/]+')}$`) }] : []));
-
   it('names every write tool with a documented result', () => {
     const writes = catalog.flatMap((group) => group.tools).filter((tool) => tool.output && tool.scope !== 'read');
     expect(Object.keys(WRITE_ARGS).sort()).toEqual(writes.map((tool) => tool.name).sort());
@@ -172,7 +169,7 @@ describe("the confirmation gate's answers pass the client's check where a schema
         // A preview may read its target (a POST of ids, for one); no write route may be sent.
         const writes = apiRequests(sandbox)
           .slice(sentBefore)
-          .filter((request) => WRITE_ROUTES.some((route) => route.method === request.method && route.path.test(request.path)));
+          .filter((request) => isWrite(request));
         expect(writes).toEqual([]);
       } finally {
         await client.close();

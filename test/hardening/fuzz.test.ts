@@ -2,13 +2,14 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SEED } from '../../src/sandbox/index.js';
-import { GATE_ANSWER_META } from '../../src/views/results.js';
+import { gateAnswerOf } from '../../src/views/results.js';
 import { catalog } from '../../tools/index.js';
 import { apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 import { disguisedText, rawHidden } from '../support/hidden-text.js';
 import { keyFormArbitrary, keyForms, keyLeaks } from '../support/key-forms.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
+import { isWrite, routePattern, WRITE_ROUTES } from '../support/write-routes.js';
 
 /**
  * Hostile calls to every tool through a real SDK client. `npm test` runs a few per tool;
@@ -22,13 +23,8 @@ const SEED_USED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const CALL_TIMEOUT_MS = 15_000;
 const CALLER_SECRET = 'Caller-Secret-7f3a9c21';
 
-const routePattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`);
 /** Every route the catalog may send, as a pattern: a recorded path that matches none was traversed or malformed. */
 const ROUTES = catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route ? [routePattern(tool.route.path)] : []));
-/** The write of each write tool, by tool name: what a refused confirmToken must not send. */
-const WRITE_ROUTES = new Map(
-  catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route && tool.scope === 'write' ? [[tool.name, { method: tool.route.method, path: routePattern(tool.route.path) }] as const] : [])),
-);
 
 const sandbox = useSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
 const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' };
@@ -110,7 +106,7 @@ function checkResult(tool: Tool, args: Record<string, unknown>, result: CallTool
   }
   expect(keyLeaks(result, key), `${context}\nleaked a form of the API key`).toEqual([]);
   // A preview shows every value the write would send, the caller's secrets included, for the user to judge (design 10.4): only what a call returns must not.
-  if (!isGateAnswer(result)) expect(JSON.stringify(result).toLowerCase().includes(CALLER_SECRET.toLowerCase()), `${context}\nleaked the caller's secret`).toBe(false);
+  if (!gateAnswerOf(result)) expect(JSON.stringify(result).toLowerCase().includes(CALLER_SECRET.toLowerCase()), `${context}\nleaked the caller's secret`).toBe(false);
   expect(rawHidden(text), `${context}\nshows bidi controls or zero-width characters unescaped`).toEqual([]);
 }
 
@@ -119,8 +115,7 @@ function checkResult(tool: Tool, args: Record<string, unknown>, result: CallTool
  * may reach the write's route (the preview's own reads may).
  */
 async function checkTokenForm(tool: Tool, args: Record<string, unknown>, pick: fc.GeneratorValue): Promise<void> {
-  const write = WRITE_ROUTES.get(tool.name);
-  if (!write) return;
+  if (!WRITE_ROUTES.has(tool.name)) return;
   const { confirm: _ignored, ...request } = args;
   const preview = await confirming.call(tool.name, request, { timeout: CALL_TIMEOUT_MS });
   const token = (preview.structuredContent as { confirmToken?: unknown } | undefined)?.confirmToken;
@@ -130,17 +125,11 @@ async function checkTokenForm(tool: Tool, args: Record<string, unknown>, pick: f
   const result = await confirming.call(tool.name, { ...request, confirm: form.text }, { timeout: CALL_TIMEOUT_MS });
   const writes = apiRequests(sandbox)
     .slice(sentBefore)
-    .filter((sent) => sent.method === write.method && write.path.test(sent.path));
+    .filter((sent) => isWrite(sent, tool.name));
   expect(writes, `${tool.name} with its token ${form.name} (${JSON.stringify(form.text)}) sent the write\n${textOf(result).slice(0, 300)}`).toEqual([]);
 }
 
 const line0 = (lines: string) => lines.split('\n')[0];
-
-/** The confirmation gate's answer (a preview, or a refused token with a fresh one): structured, or in `_meta` where the tool lists an output schema. */
-function isGateAnswer(result: CallToolResult): boolean {
-  const answer = result.structuredContent ?? result._meta?.[GATE_ANSWER_META];
-  return typeof answer === 'object' && answer !== null && (answer as { sent?: unknown }).sent === false;
-}
 
 describe('fuzz: hostile calls to every tool through a real client (finding 12)', () => {
   it(

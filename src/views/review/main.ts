@@ -5,7 +5,7 @@ import './review.css';
 import { isRecord } from '../../json.js';
 import { el, replaceChildren, withoutEnvelope } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { GATE_ANSWER_META, VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
+import { gateAnswerOf, VERDICTS, type ArticleComparison, type DiffHunk, type DiffLine, type DraftReview, type Passage, type PathChange, type RuleComparison, type Verdict } from '../results.js';
 
 const root = document.getElementById('view')!;
 let app: App | undefined;
@@ -227,13 +227,14 @@ function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTML
   const call = (confirm: true | string) => app!.callServerTool({ name: 'publish_article_draft', arguments: { articleId: comparison.draftArticleId, confirm } });
 
   const settle = (result: CallToolResult) => {
-    const data = result.structuredContent ?? result._meta?.[GATE_ANSWER_META];
-    if (isRecord(data) && typeof data.confirmToken === 'string' && !data.refused) {
-      showPreview(data, data.confirmToken);
+    const answer = gateAnswerOf(result);
+    if (answer && typeof answer.confirmToken === 'string' && !answer.refused) {
+      showPreview(answer, answer.confirmToken);
     } else if (result.isError) {
       replaceChildren(status, el('p', { className: 'error', attrs: { role: 'alert' } }, resultText(result)));
       publish.disabled = false;
     } else {
+      const data = result.structuredContent;
       const published = isRecord(data) && typeof data.id === 'string' ? `live article ${data.id}${typeof data.version === 'number' ? ` is now at version ${data.version}` : ''}` : 'the draft is live';
       replaceChildren(status, el('p', { className: 'done', attrs: { role: 'status' } }, `Published: ${published}.`));
     }
