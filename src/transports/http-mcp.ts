@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { eventsSerialisedOnce, withoutStackTraces } from '../engine/sdk-costs.js';
+import { eventsSerialisedOnce } from '../engine/sdk-costs.js';
 import { createMcpServer } from '../engine/server.js';
 import { instrumentTransport } from '../telemetry.js';
 import { allowBrowser, answerPreflight } from './cors.js';
@@ -72,7 +72,7 @@ async function serveStateless(ctx: HttpContext, req: IncomingMessage, res: Serve
   });
   await server.connect(transport);
   instrumentTransport(transport, 'tcp');
-  await withoutStackTraces(() => transport.handleRequest(req, res, body));
+  await transport.handleRequest(req, res, body);
 }
 
 async function serveSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { credentials, sessionId }: McpCaller, body: unknown, log: RequestLog): Promise<void> {
@@ -88,7 +88,7 @@ async function serveSession(ctx: HttpContext, req: IncomingMessage, res: ServerR
     // The client went away before its answers were written: its calls stop, as on cancellation.
     if (!res.writableFinished) for (const id of ids) cancelCall(session.transport, id);
   });
-  await withoutStackTraces(() => session.transport.handleRequest(req, res, body));
+  await session.transport.handleRequest(req, res, body);
 }
 
 async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { key, keyHash, readOnly }: Credentials, body: unknown, log: RequestLog): Promise<void> {

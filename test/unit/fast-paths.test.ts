@@ -1,13 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, InitializeRequestSchema, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
 import { Envelope, messageJson, shapeResult } from '../../src/engine/output.js';
-import { eventsSerialisedOnce, requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
+import { eventsSerialisedOnce, initializeChecksByMethod, requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -136,5 +137,37 @@ describe('fast paths of the call path', () => {
     expect(ourHead).toBe(sdkHead);
     expect(ourData.endsWith('\n\n')).toBe(true);
     expect(JSON.parse(ourData)).toEqual(JSON.parse(sdkData));
+  });
+
+  it("tells an initialize from any other message as the SDK's full parse does, on the schema the SDK in use still has", () => {
+    expect(Object.getOwnPropertyDescriptor(InitializeRequestSchema, 'safeParse')?.writable).toBe(true);
+    // Installed once however often it is asked for (an HTTP server in this worker may have done it already).
+    initializeChecksByMethod();
+    initializeChecksByMethod();
+    const call = (id: number) => InitializeRequestSchema.safeParse({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
+    // The same failure, built once: the shortcut is what answered.
+    expect(call(2)).toBe(call(3));
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    expect(isInitializeRequest(initialize)).toBe(true);
+    expect(isInitializeRequest({ ...initialize, method: 'tools/call' })).toBe(false);
+    const wrongMethod = call(4);
+    expect(wrongMethod.success).toBe(false);
+    expect(wrongMethod.error?.issues.map((issue) => issue.path)).toEqual([['method']]);
+    // The full parse, by zod's own function rather than the schema's method this server replaced.
+    const fullParse = (value: unknown) => z.safeParse(InitializeRequestSchema, value).success;
+    const method = fc.oneof(fc.constant('initialize'), fc.constantFrom('tools/call', 'Initialize', 'initialize ', ''), fc.string(), fc.anything());
+    const params = fc.oneof(fc.constant(initialize.params), fc.record({ protocolVersion: fc.string(), capabilities: fc.anything(), clientInfo: fc.anything() }, { requiredKeys: [] }), fc.anything());
+    const message = fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), fc.anything()), id: fc.oneof(fc.integer(), fc.string(), fc.anything()), method, params }, { requiredKeys: [] });
+    let passed = 0;
+    fc.assert(
+      fc.property(fc.oneof(message, fc.anything(), fc.array(message)), (value) => {
+        const full = fullParse(value);
+        passed += full ? 1 : 0;
+        expect(isInitializeRequest(value)).toBe(full);
+      }),
+      { numRuns: 2000 },
+    );
+    // Both answers drawn, not only the easy one.
+    expect(passed).toBeGreaterThan(20);
   });
 });
