@@ -32,25 +32,6 @@ export function validatorOnFirstUse(): jsonSchemaValidator {
   return { getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
-/**
- * Runs the SDK's synchronous handling of an incoming message with stack traces off. The SDK tells
- * what a message is by schema parses meant to fail (is it a response? an error response? an
- * initialize?), and zod builds an Error for each failure, two to four per call, whose stack nobody
- * reads: capturing those stacks took about 5 % of the server's CPU per call. Request handlers, this
- * server's code included, run later in their own microtasks, with stack traces as configured.
- * (The Streamable HTTP transport's own check, is it an initialize?, fails no parse on a call since
- * `initializeChecksByMethod`.)
- */
-export function withoutStackTraces<T>(run: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return run();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
 type Deliver = NonNullable<Transport['onmessage']>;
 
 /**
@@ -61,7 +42,8 @@ type Deliver = NonNullable<Transport['onmessage']>;
  * straight to the dispatch the SDK's delivery would reach, `_onrequest`; every other message takes
  * the SDK's way. The SDK's delivery first calls whatever `onmessage` the transport had before
  * `connect`: this server's transports have none. Without `_onrequest` (another SDK version) every
- * message takes the SDK's way; a test says so.
+ * message takes the SDK's way; a test says so. With `initializeChecksByMethod` for HTTP, a call
+ * fails no zod parse at all on its way in or out, which a test counts.
  */
 export function requestsStraightToDispatch(server: Server, deliver: Deliver): Deliver {
   const dispatch = (server as unknown as { _onrequest?: (request: JSONRPCRequest, extra?: MessageExtraInfo) => void })._onrequest;
@@ -88,8 +70,10 @@ export function setToolCallHandler(server: Server, handler: ToolCallHandler): vo
   });
 }
 
-/** Parses like the SDK's initialize schema, with the message this server decides it by. */
+/** The initialize schema's `safeParse`, as the SDK's `isInitializeRequest` calls it. */
 type InitializeCheck = (value: unknown, params?: unknown) => { success: boolean };
+
+let initializeByMethod = false;
 
 /**
  * The Streamable HTTP transport asks twice of every message it receives whether it is an
@@ -110,7 +94,6 @@ export function initializeChecksByMethod(): void {
   schema.safeParse = (value, params) => (otherMethod(value) ? (wrongMethod ??= parse(WRONG_METHOD_ONLY)) : parse(value, params));
   initializeByMethod = true;
 }
-let initializeByMethod = false;
 
 /** A whole initialize but for its method: what the schema answers for a wrong method alone. */
 const WRONG_METHOD_ONLY = { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'client', version: '1' } } };

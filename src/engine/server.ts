@@ -15,7 +15,7 @@ import { runTool } from './pipeline.js';
 import { keyRedaction, type Redaction } from '../redaction.js';
 import { redactResult } from './secrets.js';
 import { registerPrompts } from './prompts.js';
-import { requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse, withoutStackTraces } from './sdk-costs.js';
+import { requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse } from './sdk-costs.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
@@ -122,7 +122,7 @@ function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logg
         void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
         return;
       }
-      withoutStackTraces(() => deliver?.(message, extra));
+      deliver?.(message, extra);
     };
   };
 }

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { eventsSerialisedOnce } from '../engine/sdk-costs.js';
 import { createMcpServer } from '../engine/server.js';
@@ -64,8 +64,7 @@ async function admit(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
 
 async function serveStateless(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { key, readOnly }: Credentials, body: unknown): Promise<void> {
   const server = newServer(ctx, key, true, readOnly);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  eventsSerialisedOnce(transport);
+  const transport = newTransport({ sessionIdGenerator: undefined });
   res.on('close', () => {
     void transport.close().catch(() => undefined);
     void server.close().catch(() => undefined);
@@ -96,7 +95,7 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
   const slot = sessions.reserve(keyHash);
   if (!('release' in slot)) return refuse(res, slot);
   const server = newServer(ctx, key, false, readOnly);
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+  const transport: StreamableHTTPServerTransport = newTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
       const session: OpenSession = { id, keyHash, readOnly, transport, lastActive: Date.now(), calls: 0 };
@@ -106,7 +105,6 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
       runtime.logger.info({ session: id, key: keyHash }, 'session opened');
     },
   });
-  eventsSerialisedOnce(transport);
   transport.onclose = () => {
     slot.release();
     if (slot.session) runtime.logger.info({ session: slot.session.id, key: keyHash }, 'session closed');
@@ -122,6 +120,13 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
   await server.connect(transport);
   instrumentTransport(transport, 'tcp');
   await transport.handleRequest(req, res, body);
+}
+
+/** The SDK's Streamable HTTP transport, writing each answer's events as `eventsSerialisedOnce` says. */
+function newTransport(options: StreamableHTTPServerTransportOptions): StreamableHTTPServerTransport {
+  const transport = new StreamableHTTPServerTransport(options);
+  eventsSerialisedOnce(transport);
+  return transport;
 }
 
 function newServer(ctx: HttpContext, apiKey: string, stateless: boolean, readOnly: boolean) {

@@ -8,7 +8,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { Envelope, messageJson, shapeResult } from '../../src/engine/output.js';
-import { eventsSerialisedOnce, initializeChecksByMethod, requestsStraightToDispatch, setToolCallHandler, withoutStackTraces } from '../../src/engine/sdk-costs.js';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { eventsSerialisedOnce, initializeChecksByMethod, requestsStraightToDispatch, setToolCallHandler } from '../../src/engine/sdk-costs.js';
+import { createRuntime } from '../../src/runtime.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { startHttpServer } from '../../src/transports/http.js';
+import { connect, sandboxEnv } from '../support/harness.js';
+import { connectHttp } from '../support/http-harness.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -33,16 +40,30 @@ describe('fast paths of the call path', () => {
     expect(render({ plain: { createdAt: day } })).toContain('"plain:\\n  createdAt: 2026-01-02T03:04:05.006Z"');
   });
 
-  it('runs the SDK message handling without stack traces and restores them, even when it throws', () => {
-    const limit = Error.stackTraceLimit;
-    expect(withoutStackTraces(() => new Error('x').stack)).toBe('Error: x');
-    expect(Error.stackTraceLimit).toBe(limit);
-    expect(() =>
-      withoutStackTraces(() => {
-        throw new Error('y');
-      }),
-    ).toThrow('y');
-    expect(Error.stackTraceLimit).toBe(limit);
+  it('a tool call fails no zod parse on its way, in the engine (stdio) and over Streamable HTTP, client included: no error is built for a stack to cost', async () => {
+    const sandbox = await startSandbox({ rateLimit: 'off' });
+    const http = await startHttpServer(await createRuntime(loadConfig(['--transport', 'http', '--http-port', '0'], { SVC_BASE_URL: sandbox.url }), pino({ level: 'silent' })));
+    const overStdio = await connect({ env: sandboxEnv(sandbox) });
+    const overHttp = await connectHttp(http.url, { key: sandbox.keys.admin });
+    // zod asks for every failed parse's issue messages: a custom error map that adds none counts them.
+    let failedIssues = 0;
+    try {
+      for (const connection of [overStdio, overHttp]) await connection.call('list_conversations', { limit: 2 });
+      z.config({ customError: () => void failedIssues++ });
+      z.string().safeParse(1);
+      expect(failedIssues).toBe(1);
+      failedIssues = 0;
+      for (let index = 0; index < 3; index++) {
+        for (const connection of [overStdio, overHttp]) expect((await connection.call('list_conversations', { limit: 2 })).isError).toBeFalsy();
+      }
+      expect(failedIssues).toBe(0);
+    } finally {
+      z.config({ customError: undefined });
+      await overStdio.close();
+      await overHttp.close();
+      await http.shutdown('test done');
+      await sandbox.close();
+    }
   });
 
   it("hands requests straight to the SDK's dispatch, which the SDK in use still has, and every other message to its delivery", () => {
