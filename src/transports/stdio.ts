@@ -5,6 +5,7 @@ import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageJson } from '../engine/output.js';
 import { createMcpServer } from '../engine/server.js';
+import { isPlainRequest } from '../engine/sdk-costs.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
 import { waitWhile } from './drain.js';
@@ -108,7 +109,7 @@ export class BoundedStdioTransport implements Transport {
       this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
+    const parsed = isPlainRequest(raw) ? { success: true as const, data: raw } : JSONRPCMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.answerError(idOf(raw), ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message');
       return;

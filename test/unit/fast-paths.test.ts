@@ -1,21 +1,62 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolResultSchema, InitializeRequestSchema, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  InitializeRequestSchema,
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+  JSONRPCRequestSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
-import { Envelope, messageJson, shapeResult } from '../../src/engine/output.js';
+import { Envelope, messageJson, shapeResult, stringsArePlain } from '../../src/engine/output.js';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { eventsSerialisedOnce, initializeChecksByMethod, requestsStraightToDispatch, setToolCallHandler } from '../../src/engine/sdk-costs.js';
+import { eventsSerialisedOnce, initializeChecksByMethod, isPlainRequest, requestsStraightToDispatch, setToolCallHandler } from '../../src/engine/sdk-costs.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startHttpServer } from '../../src/transports/http.js';
 import { connect, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
+
+/** JSON-RPC requests, mostly in the forms clients send, and near misses: odd ids, versions and methods, params with odd names, arguments, `_meta`, `task` and extra fields, and own `__proto__` keys as JSON.parse makes them. */
+const often = <T, U>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<U>) => fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+const idOrToken = often(fc.oneof(fc.integer(), fc.string()), fc.oneof(fc.double(), fc.constantFrom(2 ** 53, -0, 1.5, Number.NaN, null, true), fc.anything()));
+const params = fc.record(
+  {
+    name: often(fc.string(), fc.anything()),
+    arguments: often(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), fc.oneof(fc.constant(JSON.parse('{"__proto__":{"x":1}}')), fc.anything())),
+    _meta: often(fc.record({ progressToken: idOrToken }, { requiredKeys: [] }), fc.oneof(fc.constant(JSON.parse('{"__proto__":{}}')), fc.anything())),
+  },
+  { requiredKeys: ['name'] },
+);
+const request = fc.record(
+  { jsonrpc: often(fc.constant('2.0'), fc.anything()), id: idOrToken, method: often(fc.oneof(fc.constant('tools/call'), fc.string()), fc.anything()), params: often(fc.option(params), fc.anything()) },
+  { requiredKeys: ['jsonrpc', 'id', 'method'] },
+);
+const paramsOf = (value: { params?: unknown }) => (typeof value.params === 'object' && value.params !== null ? value.params : {});
+const requestLike = often(
+  request.chain((value) => fc.oneof(fc.constant(value), fc.constant(JSON.parse(JSON.stringify(value) ?? 'null')))),
+  fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(request, fc.oneof(fc.string(), fc.constantFrom('task', '_meta', 'name', 'arguments')), fc.anything())
+        .map(([value, key, extra]) => ({ ...value, params: { ...paramsOf(value), [key]: extra } })),
+    },
+    fc
+      .tuple(request, fc.constantFrom('name', 'arguments', '_meta'))
+      .map(([value, key]) => ({ ...value, params: Object.fromEntries(Object.entries(paramsOf(value)).filter(([name]) => name !== key)) })),
+    fc.tuple(request, fc.string(), fc.anything()).map(([value, key, extra]) => ({ ...value, [key]: extra })),
+    fc.anything(),
+  ),
+);
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
@@ -29,6 +70,58 @@ describe('fast paths of the call path', () => {
       if ((envelope.oneLine(text) !== text) !== UNSAFE.test(text)) missed.push(code.toString(16));
     }
     expect(missed).toEqual([]);
+  });
+
+  it("a value's JSON says its strings need no cleaning only when none does: every character below U+10000, in a value and in a field name", () => {
+    const envelope = new Envelope();
+    const missed: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const text = `a${String.fromCharCode(code)}b`;
+      for (const value of [text, { [text]: 1 }, [1, { x: text }]]) if (stringsArePlain(JSON.stringify(value)) && envelope.oneLine(text) !== text) missed.push(code.toString(16));
+    }
+    expect(missed).toEqual([]);
+    // Quotes and backslashes in the data keep the shortcut; a control character after a backslash does not.
+    expect(stringsArePlain(JSON.stringify({ id: 'c-1', text: 'say "hi" \\ there \\\\"', n: 3 }))).toBe(true);
+    expect(stringsArePlain(JSON.stringify('\\\n'))).toBe(false);
+  });
+
+  it("a value's JSON says its strings need no cleaning only when none does, whatever strings are drawn (quotes, backslashes, escapes, the tag prefix)", () => {
+    const envelope = new Envelope();
+    const piece = fc.constantFrom(
+      'a',
+      ' ',
+      '"',
+      '\\',
+      '\\n',
+      '\n',
+      '\u0000',
+      '\u007f',
+      '\u00ad',
+      '\u200b',
+      '\u2028',
+      '\u202e',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+      'é',
+      'untrusted-data-',
+      'untrusted-data',
+      '-data-',
+      'u',
+    );
+    const text = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
+    const strings = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]) : [];
+    let plain = 0;
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3, stringArbitrary: text } as Parameters<typeof fc.jsonValue>[0]), (value) => {
+        if (!stringsArePlain(JSON.stringify(value))) return;
+        plain++;
+        for (const string of strings(value)) expect(envelope.oneLine(string)).toBe(string);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(plain).toBeGreaterThan(100);
   });
 
   it('field names and days cached across results render as in a fresh process', () => {
@@ -83,6 +176,62 @@ describe('fast paths of the call path', () => {
     for (const message of [request, ...others]) deliver(message);
     expect(dispatched).toEqual([request]);
     expect(delivered).toEqual(others);
+  });
+
+  it("takes a request in its plain form only where the SDK's request and message schemas accept it, and as they give it back", () => {
+    // The forms clients send, which the shortcut is for.
+    for (const common of [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: { limit: 2 } } },
+      { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'x', arguments: {}, _meta: { progressToken: 7 } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]) {
+      expect(isPlainRequest(common)).toBe(true);
+    }
+    let plain = 0;
+    fc.assert(
+      fc.property(requestLike, (value) => {
+        if (!isPlainRequest(value)) return;
+        plain++;
+        expect(z.safeParse(JSONRPCRequestSchema, value).success).toBe(true);
+        expect(z.safeParse(JSONRPCMessageSchema, value).data).toEqual(value);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(plain).toBeGreaterThan(100);
+  });
+
+  it("a tools/call handler gets a plain call as it came and any other as the SDK's schema gives it back, and none the schema refuses", async () => {
+    const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    const received: unknown[] = [];
+    setToolCallHandler(server, async (request) => {
+      received.push(request.params);
+      return { content: [] };
+    });
+    // The SDK's own entry for tools/call, which its dispatch calls with each request.
+    const handle = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })._requestHandlers.get('tools/call')!;
+    const toolCall = requestLike.map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, method: 'tools/call' } : value));
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(toolCall, async (value) => {
+        received.length = 0;
+        const parsed = z.safeParse(CallToolRequestSchema, value);
+        const answer = await Promise.resolve()
+          .then(() => handle(value, {}))
+          .then(
+            () => 'ran',
+            (error: { code?: number }) => error.code,
+          );
+        if (!parsed.success) {
+          expect(answer).not.toBe('ran');
+          return;
+        }
+        accepted++;
+        expect(answer).toBe('ran');
+        expect(received).toEqual([parsed.data.params]);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('a tools/call handler installed without the SDK wrapper still gets only requests that parse, and its result as it made it', async () => {
