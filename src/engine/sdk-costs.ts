@@ -91,25 +91,37 @@ function isPlainMeta(meta: unknown): boolean {
   return meta.progressToken === undefined || isIdOrToken(meta.progressToken);
 }
 
-type ToolCallHandler = (request: CallToolRequest, extra: Extra) => Promise<CallToolResult | CreateTaskResult>;
+type ToolCallHandler = (request: CallToolRequest, extra: Extra) => CallToolResult | CreateTaskResult | Promise<CallToolResult | CreateTaskResult>;
+type RequestHandler = (request: unknown, extra: Extra) => unknown;
 
-/** What the base protocol checks of a tools/call before the handler: its method (the handler parses the rest). */
+/** What the base protocol would check of a tools/call before the handler where the SDK's handler table is not there: its method. */
 const TOOL_CALL_METHOD = CallToolRequestSchema.pick({ method: true }).loose();
 
 /**
  * Installs the tools/call handler without the wrapper `Server` puts around it, which parses every
  * request twice and then parses and copies every result against the result schema: this engine
- * builds every result itself, in the shapes its tests check. A request in the plain form
- * (`isPlainRequest`) is taken as it is, any other parsed once, and one that does not parse is
- * refused as the SDK refuses it (-32602, "Invalid tools/call request").
+ * builds every result itself, in the shapes its tests check. It goes straight into the SDK's
+ * table of handlers by method, which the dispatch reads, rather than through the base protocol's
+ * `setRequestHandler`, whose wrapper parses the request once more only to check its method, the
+ * key it was found by. A request in the plain form (`isPlainRequest`) is taken as it is, any other
+ * parsed once, and one that does not parse is refused as the SDK refuses it (-32602, "Invalid
+ * tools/call request"). Without the table (another SDK version) the base protocol installs it; a
+ * test says so.
  */
 export function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
-  Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, (request: unknown, extra: Extra) => {
+  const handleCall: RequestHandler = (request, extra) => {
     if (isPlainToolCall(request)) return handler(request, extra);
     const parsed = CallToolRequestSchema.safeParse(request);
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${parsed.error.message}`);
     return handler(parsed.data, extra);
-  });
+  };
+  const table = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(table instanceof Map)) {
+    Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, (request: unknown, extra: Extra) => Promise.resolve(handleCall(request, extra)) as never);
+    return;
+  }
+  (server as unknown as { assertRequestHandlerCapability(method: string): void }).assertRequestHandlerCapability('tools/call');
+  table.set('tools/call', handleCall);
 }
 
 /** The initialize schema's `safeParse`, as the SDK's `isInitializeRequest` calls it. */

@@ -72,7 +72,8 @@ export function createMcpServer(options: EngineOptions): McpServer {
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
   }));
-  setToolCallHandler(server.server, async (request, extra) => {
+  // Not async: the dispatch gets the pipeline's promise itself, two microtask turns sooner than through an async function's own.
+  setToolCallHandler(server.server, (request, extra) => {
     const { name, task } = request.params;
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (gateway && name === FIND_TOOLS) {

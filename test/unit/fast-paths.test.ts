@@ -207,8 +207,10 @@ describe('fast paths of the call path', () => {
       received.push(request.params);
       return { content: [] };
     });
-    // The SDK's own entry for tools/call, which its dispatch calls with each request.
-    const handle = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })._requestHandlers.get('tools/call')!;
+    // The SDK's own table of handlers by method, which its dispatch reads, and the entry installed in it.
+    const table = (server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })._requestHandlers;
+    expect(table).toBeInstanceOf(Map);
+    const handle = table.get('tools/call')!;
     const toolCall = requestLike.map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, method: 'tools/call' } : value));
     let accepted = 0;
     await fc.assert(
