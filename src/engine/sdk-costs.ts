@@ -61,8 +61,8 @@ const PLAIN_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
  * any, object `params` whose `_meta` holds at most a progress token. The SDK asks its zod schemas
  * the same question several times on a call's way in (the stdio transport, the dispatch, the
  * tools/call handler), and though each parse takes about a microsecond in a loop, each took 10 to
- * 15 µs of a call in a server that runs them among everything else. Any other form takes the SDK's
- * parse. A property test holds this to the SDK's answer.
+ * 20 µs of a call in the server, run once a call among everything else. Any other form takes the
+ * SDK's parse. Property tests hold this to the SDK's answer.
  */
 export function isPlainRequest(value: unknown): value is JSONRPCRequest {
   if (!isRecord(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string' || !isIdOrToken(value.id)) return false;
