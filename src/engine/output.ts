@@ -160,7 +160,7 @@ function capToBudget(value: unknown, itemsField: string | undefined, options: Sh
   const cap = options.capChars;
   const measure = (candidate: unknown) => {
     const json = JSON.stringify(candidate ?? null);
-    const body = renderer.body(candidate, stringsArePlain(json));
+    const body = renderer.body(candidate, json);
     return { value: candidate, body, json, size: Math.max(body.length, json.length) };
   };
   let current = measure(value);
@@ -417,8 +417,8 @@ class Renderer {
     private readonly itemsField: string | undefined,
   ) {}
 
-  body(value: unknown, plainStrings: boolean): Body {
-    this.plainStrings = plainStrings;
+  /** The value's lines; `json` is the value as JSON.stringify wrote it, which tells the outline whether any string needs cleaning. */
+  body(value: unknown, json: string): Body {
     if (this.options.text) {
       try {
         const text = this.options.text(value, this.envelope.quote);
@@ -427,6 +427,7 @@ class Renderer {
         // A value the cap cut down no longer has the shape the tool's own rendering reads: the outline shows any shape.
       }
     }
+    this.plainStrings = stringsArePlain(json);
     const items = this.itemsField === undefined ? (Array.isArray(value) ? value : undefined) : listItems(value, this.itemsField);
     const lines: string[] = [];
     if (!items) {

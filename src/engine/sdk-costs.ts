@@ -40,8 +40,8 @@ type Deliver = NonNullable<Transport['onmessage']>;
  * whether it is a request: two zod parses meant to fail on every call, whose issues and errors cost
  * about 40 µs a call alone and 85 µs under 50 clients. A message that parses as a request is
  * neither response (all three schemas are strict, and only a request has `method`), so it goes
- * straight to the dispatch the SDK's delivery would reach, `_onrequest`; every other message takes
- * the SDK's way. The SDK's delivery first calls whatever `onmessage` the transport had before
+ * straight to the dispatch the SDK's delivery would reach, `_onrequest`, as does a request in the
+ * plain form (`isPlainRequest`) without that parse; every other message takes the SDK's way. The SDK's delivery first calls whatever `onmessage` the transport had before
  * `connect`: this server's transports have none. Without `_onrequest` (another SDK version) every
  * message takes the SDK's way; a test says so. With `initializeChecksByMethod` for HTTP, a call
  * fails no zod parse at all on its way in or out, which a test counts.
@@ -57,17 +57,19 @@ const PLAIN_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
 
 /**
  * Whether a message is a JSON-RPC request in the form nearly every request takes, one the SDK's
- * request schema accepts: `jsonrpc` "2.0", a string or safe-integer `id`, a string `method` and, if
- * any, object `params` whose `_meta` holds at most a progress token. The SDK asks its zod schemas
- * the same question several times on a call's way in (the stdio transport, the dispatch, the
- * tools/call handler), and though each parse takes about a microsecond in a loop, each took 10 to
- * 20 µs of a call in the server, run once a call among everything else. Any other form takes the
- * SDK's parse. Property tests hold this to the SDK's answer.
+ * request schema accepts and gives back as it is: `jsonrpc` "2.0", a string or safe-integer `id`, a
+ * string `method` and, if any, object `params` without an own `__proto__` whose `_meta` holds at
+ * most a progress token. The SDK asks its zod schemas the same question several times on a call's
+ * way in (the stdio transport, the dispatch, the tools/call handler), and though each parse takes
+ * about a microsecond in a loop, each took 10 to 20 µs of a call in the server, run once a call
+ * among everything else. Any other form takes the SDK's parse. Property tests hold this to the
+ * SDK's answer.
  */
 export function isPlainRequest(value: unknown): value is JSONRPCRequest {
   if (!isRecord(value) || value.jsonrpc !== '2.0' || typeof value.method !== 'string' || !isIdOrToken(value.id)) return false;
   for (const key in value) if (!PLAIN_REQUEST_KEYS.has(key)) return false;
-  return value.params === undefined || (isRecord(value.params) && isPlainMeta(value.params._meta));
+  // The SDK's parse copies params, and a copy turns an own `__proto__` field (JSON.parse makes one) into the copy's prototype.
+  return value.params === undefined || (isRecord(value.params) && !Object.hasOwn(value.params, '__proto__') && isPlainMeta(value.params._meta));
 }
 
 /** A tools/call request in that form whose params are a string `name`, object `arguments` and a plain `_meta`, which the SDK's tools/call schema accepts as it is. */
@@ -117,7 +119,7 @@ export function setToolCallHandler(server: Server, handler: ToolCallHandler): vo
   };
   const table = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   if (!(table instanceof Map)) {
-    Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, (request: unknown, extra: Extra) => Promise.resolve(handleCall(request, extra)) as never);
+    Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, handleCall as never);
     return;
   }
   (server as unknown as { assertRequestHandlerCapability(method: string): void }).assertRequestHandlerCapability('tools/call');

@@ -47,7 +47,7 @@ const requestLike = often(
     {
       weight: 3,
       arbitrary: fc
-        .tuple(request, fc.oneof(fc.string(), fc.constantFrom('task', '_meta', 'name', 'arguments')), fc.anything())
+        .tuple(request, fc.oneof(fc.string(), fc.constantFrom('task', '_meta', 'name', 'arguments', '__proto__')), fc.anything())
         .map(([value, key, extra]) => ({ ...value, params: { ...paramsOf(value), [key]: extra } })),
     },
     fc
