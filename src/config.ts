@@ -6,6 +6,7 @@ export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
 export type LogFormat = 'json' | 'pretty';
 export type AuthMode = 'key' | 'oauth';
+export type MirrorMode = 'memory' | 'disk' | 'off';
 
 /** Provider kinds as the spec writes them (`<notes>`, ...); their real wire names are hidden. */
 export const PROVIDER_KINDS = ['notes', 'helpcenter', 'wiki', 'drive'] as const;
@@ -50,6 +51,8 @@ export interface Config {
   sandbox: boolean;
   /** Wire name of each provider kind (SVC_PROVIDER_NAMES). */
   providerNames: Record<ProviderKind, string>;
+  /** Whether SVC_RATE_LIMIT was given: without it, svc-mcp's budget follows the embedded sandbox's throttle. */
+  rateLimitGiven: boolean;
   /** Whether SVC_CONFIRM_SECRET was given: without it each process signs with a random secret of its own, which a fleet cannot share. */
   confirmSecretGiven: boolean;
   /** Whether SVC_AUTH_SECRET was given: without it (--sandbox only) grants are sealed under a secret that ends with the process. */
@@ -70,6 +73,16 @@ export interface Config {
   sandboxConversations: number;
   /** The sandbox's throttle: a budget, `off`, or undefined for the spec's 100 per 60 s. */
   sandboxRateLimit?: RateLimit | 'off';
+  /** The workspace mirror: a local analytical copy of what the API lists, in memory, on disk (encrypted) or none. */
+  mirror: MirrorMode;
+  /** Key material of the mirror's files on disk (at least 32 characters; required with `disk`). */
+  mirrorSecret?: string;
+  /** Memory the mirrors of all workspaces may hold together, in MB. */
+  mirrorMaxMb: number;
+  /** Trailing days re-read at each sync: feedback and CSAT arrive after a conversation was created. */
+  mirrorRefreshDays: number;
+  /** A mirror-backed answer first brings the mirror up to date when its last sync is older than this. */
+  mirrorMaxAgeMs: number;
 }
 
 export class ConfigError extends Error {
@@ -262,7 +275,48 @@ export const OPTIONS: Option[] = [
     help: 'Add N generated conversations to the sandbox, spread over the last 365 days across its agents, sources and channels (the same N gives the same data).',
     default: '0',
   },
-  { env: 'SVC_SANDBOX_RATE_LIMIT', flag: '--sandbox-rate-limit', value: 'N/Ts|off', help: "The sandbox's throttle, such as 100/60s, or off.", defaultText: "the spec's 100/60s" },
+  {
+    env: 'SVC_SANDBOX_RATE_LIMIT',
+    flag: '--sandbox-rate-limit',
+    value: 'N/Ts|off',
+    help: "The sandbox's throttle, such as 100/60s, or off. With --sandbox, svc-mcp's own budget follows it unless SVC_RATE_LIMIT is given.",
+    defaultText: "the spec's 100/60s",
+  },
+  {
+    env: 'SVC_MIRROR',
+    flag: '--mirror',
+    value: 'memory|disk|off',
+    help: 'The workspace mirror: conversations, events, articles, folders and actions read once into a local analytical copy (DuckDB) that conversation_stats, query_workspace and explain_change answer from. memory: kept while the process lives; disk: also kept encrypted under SVC_STATE_DIR, so a restart resumes where the last sync stopped; off: every question reads the API, as before the mirror.',
+    default: 'memory',
+  },
+  {
+    env: 'SVC_MIRROR_SECRET',
+    flag: '--mirror-secret',
+    value: 'SECRET',
+    help: "At least 32 characters; the mirror's files on disk are encrypted (AES-256-GCM) under keys derived from it and from each API key. Required with --mirror disk. Prefer the environment: flags show in process lists.",
+    defaultText: 'unset',
+  },
+  {
+    env: 'SVC_MIRROR_MAX_MB',
+    flag: '--mirror-max-mb',
+    value: 'MB',
+    help: 'Memory the mirrors of all workspaces may hold together; beyond it the least recently used workspace is dropped (a later question about it syncs again, and says so).',
+    default: '1024',
+  },
+  {
+    env: 'SVC_MIRROR_REFRESH_DAYS',
+    flag: '--mirror-refresh-days',
+    value: 'DAYS',
+    help: 'Trailing days of conversations re-read at every sync, because feedback, CSAT and events arrive after a conversation was created.',
+    default: '14',
+  },
+  {
+    env: 'SVC_MIRROR_MAX_AGE_MS',
+    flag: '--mirror-max-age-ms',
+    value: 'MS',
+    help: "How old the mirror's last sync may be for a question to be answered from it as it is; an older one first reads what was created since (and the trailing SVC_MIRROR_REFRESH_DAYS).",
+    default: '300000',
+  },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -408,8 +462,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const given = givenOptions(collectRaw(argv, env));
   const config = parseOptions(given, env);
   checkAuth(config, given.from);
+  checkMirror(config, given.from);
   checkUpstream(config);
   return config;
+}
+
+/** On disk the mirror holds customers' conversations: never without a secret to encrypt them under. */
+function checkMirror(config: Config, from: (name: string) => string): void {
+  if (config.mirrorSecret !== undefined && config.mirrorSecret.length < 32) {
+    throw new ConfigError(`${from('SVC_MIRROR_SECRET')} must be at least 32 characters (the value was not printed)`);
+  }
+  if (config.mirror === 'disk' && config.mirrorSecret === undefined) {
+    throw new ConfigError(
+      `${from('SVC_MIRROR')}=disk needs SVC_MIRROR_SECRET (at least 32 characters): the mirror's files hold conversations and are encrypted under it. Use --mirror memory to keep the mirror in memory only.`,
+    );
+  }
 }
 
 function givenOptions(raw: Map<string, RawValue>): GivenOptions {
@@ -469,6 +536,12 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     authSecretGiven: text('SVC_AUTH_SECRET') !== undefined,
     sandboxConversations: parseSandboxConversations(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS')),
     sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
+    rateLimitGiven: text('SVC_RATE_LIMIT') !== undefined,
+    mirror: parseChoice(from('SVC_MIRROR'), setting('SVC_MIRROR'), ['memory', 'disk', 'off']),
+    mirrorSecret: text('SVC_MIRROR_SECRET'),
+    mirrorMaxMb: integer('SVC_MIRROR_MAX_MB', 16, 1_048_576),
+    mirrorRefreshDays: integer('SVC_MIRROR_REFRESH_DAYS', 0, 90),
+    mirrorMaxAgeMs: integer('SVC_MIRROR_MAX_AGE_MS', 0, 86_400_000),
     logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
   };
 }

@@ -1,6 +1,6 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import type { Config } from './config.js';
+import type { Config, RateLimit } from './config.js';
 import { ConfigError } from './config.js';
 import type { ToolGroup } from './engine/define.js';
 import { CORE_TOOLSET, unknownToolsets } from './engine/listing.js';
@@ -13,6 +13,8 @@ import { FileStateStore } from './state/file-store.js';
 import { MemoryStateStore, type StateStore } from './state/store.js';
 import type { Sandbox } from './sandbox/index.js';
 import { catalog } from '../tools/index.js';
+import { MIRROR_TABLES } from '../tools/lib/mirror/tables.js';
+import { MirrorRegistry } from './mirror/registry.js';
 
 /** Everything a transport needs, built once per process. */
 export interface Runtime {
@@ -25,6 +27,8 @@ export interface Runtime {
   state: StateStore;
   taskStore: TaskStore;
   runningTasks: RunningTasks;
+  /** Every workspace's mirror; absent with SVC_MIRROR=off. Holds nothing, and loads no engine, until a question needs one. */
+  mirrors?: MirrorRegistry;
   sandbox?: Sandbox;
   close(): Promise<void>;
 }
@@ -39,12 +43,13 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     // Loaded only on demand: a production start never pays for the simulated workspace.
     const { startSandbox } = await import('./sandbox/index.js');
     sandbox = await startSandbox({ conversations: config.sandboxConversations, rateLimit: config.sandboxRateLimit });
-    config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin };
+    config = { ...config, baseUrl: sandbox.url, apiKey: config.apiKey ?? sandbox.keys.admin, rateLimit: config.rateLimitGiven ? config.rateLimit : sandboxBudget(config) };
     logger.info({ url: sandbox.url }, 'embedded sandbox workspace started');
   }
   const fleet = config.redisUrl ? await fleetState(config.redisUrl, config.taskTtlMs, logger) : await localState(config);
   const limiters = new LimiterRegistry({ budget: config.rateLimit, scope: config.rateScope, shared: fleet.budgets });
   const client = new ApiClient({ baseUrl: config.baseUrl!, timeoutMs: config.timeoutMs, limiters, logger });
+  const mirrors = config.mirror === 'off' ? undefined : new MirrorRegistry({ config, tables: MIRROR_TABLES, logger });
   return {
     config,
     catalog,
@@ -54,8 +59,10 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
     state: fleet.state,
     taskStore: fleet.taskStore,
     runningTasks: new RunningTasks(),
+    mirrors,
     sandbox,
     async close() {
+      await mirrors?.closeAll();
       await client.close();
       await limiters.stop();
       await fleet.close();
@@ -63,6 +70,15 @@ export async function createRuntime(config: Config, logger: Logger = createLogge
       await stopTelemetry();
     },
   };
+}
+
+/** An unthrottled sandbox (`--sandbox-rate-limit off`): a budget no run reaches, so only the sandbox's own answers pace it. */
+const UNTHROTTLED: RateLimit = { limit: 1_000_000, windowMs: 1000 };
+
+/** Without SVC_RATE_LIMIT, svc-mcp spends the embedded sandbox's budget: the scale recipe's `off` is off on both sides. */
+function sandboxBudget(config: Config): RateLimit {
+  if (config.sandboxRateLimit === 'off') return UNTHROTTLED;
+  return config.sandboxRateLimit ?? config.rateLimit;
 }
 
 interface SharedState {

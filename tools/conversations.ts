@@ -13,6 +13,7 @@ import { shape, successShape } from './lib/shapes.js';
 import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
 import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
+import { countFromMirror, mirrorAnswers } from './lib/mirror/answer.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
@@ -249,9 +250,15 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
   const { since, until } = window(input);
   const previous = input.compareTo ? { since: 2 * since - until - 1, until: since - 1, stats: new ConversationStats(dimensions, cross) } : undefined;
   const stats = new ConversationStats(dimensions, cross);
-  const summary = await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
-    (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
-  );
+  const filters = filtersOf(input);
+  const fromMirror = mirrorAnswers(context, filters)
+    ? await countFromMirror(context, { dimensions, filters, feedback: input.feedback, max: input.maxConversations, windows: [...(previous ? [previous] : []), { since, until, stats }] }, 'Count')
+    : undefined;
+  const summary =
+    fromMirror ??
+    (await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
+      (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
+    ));
   const counted = stats.result();
   const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
   if (previous) {
@@ -272,7 +279,7 @@ const statsTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Counts conversations over any window by agent, source, channel, day or week (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
+    'Counts conversations over any window by agent, source, channel, day, week, month or quarter (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
   input: statsInput,
   handler: conversationStats,
   text: renderStats,

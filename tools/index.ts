@@ -11,6 +11,7 @@ import { replays } from './replays.js';
 import { refine } from './refine.js';
 import { testing } from './testing.js';
 import { tags } from './tags.js';
+import { analytics } from './analytics.js';
 
 /** Every tool group, in the order tools/list shows them. */
-export const catalog: ToolGroup[] = [agents, conversations, sources, knowledge, articles, folders, actions, rules, replays, refine, testing, tags];
+export const catalog: ToolGroup[] = [agents, conversations, sources, knowledge, articles, folders, actions, rules, replays, refine, testing, tags, analytics];

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import type { HttpMethod } from '../http/method.js';
 import type { Config } from '../config.js';
 import type { ViewName } from '../views/catalog.js';
+import type { WorkspaceMirror } from '../mirror/mirror.js';
+import type { Dropped } from '../mirror/registry.js';
+import type { Change } from '../mirror/schema.js';
 
 export type Scope = 'read' | 'write';
 
@@ -53,10 +56,34 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Sends a progress notification when the client asked for progress; a no-op otherwise. */
   progress(update: ProgressUpdate): Promise<void>;
-  /** Calls another tool's route with already validated input (composite tools page through lists this way). */
-  call(toolName: string, input: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Calls another tool's route with already validated input (composite tools page through lists
+   * this way). `background`: a mirror sync's page, which people's calls go ahead of.
+   */
+  call(toolName: string, input: Record<string, unknown>, options?: { background?: boolean }): Promise<unknown>;
   /** True when the process runs locally over stdio and may write files. */
   local: boolean;
+  /** The workspace mirror of the session's key; absent with SVC_MIRROR=off. */
+  mirror?: MirrorAccess;
+}
+
+/** A session's way to its key's workspace mirror (src/mirror): opened on first need, and only then is the engine loaded. */
+export interface MirrorAccess {
+  mode: 'memory' | 'disk';
+  /** The mirror, opened (and on disk, replayed) if it is not held. */
+  open(): Promise<WorkspaceMirror>;
+  /** The mirror if it is held now; nothing is opened. */
+  held(): Promise<WorkspaceMirror | undefined>;
+  /** The mirror if it is held or kept on disk (then opened): what a write keeps true. */
+  existing(): Promise<WorkspaceMirror | undefined>;
+  /** Why the mirror was dropped, if it was and is not held again. */
+  dropped(): Dropped | undefined;
+  /** After a sync: storage compacted, the journal rewritten when due, all mirrors kept within SVC_MIRROR_MAX_MB. */
+  settle(mirror: WorkspaceMirror): Promise<void>;
+  /** The API refused the key: its mirror is deleted, in memory and on disk. */
+  forget(reason: string): Promise<void>;
+  /** Whether `forget` ran during this call. */
+  forgotten(): boolean;
 }
 
 /** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines). */
@@ -109,6 +136,8 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   output?: z.ZodTypeAny;
   /** Long jobs that may run as MCP tasks. */
   taskSupport?: 'optional';
+  /** Works on the workspace mirror alone: neither listed nor callable with SVC_MIRROR=off. */
+  needsMirror?: boolean;
   /**
    * The MCP Apps view (src/views/<name>) a client with the UI extension shows beside the result. It
    * renders from `structuredContent` and adds to the text result, which stays complete.
@@ -143,12 +172,17 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    * the jobs a write queued, reading the drafts a session names).
    */
   transform?: (response: unknown, input: z.output<Input>, context: ToolContext) => unknown;
-  /** 7. Writes: the line that opens a successful result, with the affected or new id and the natural next step. */
+  /**
+   * 7. Writes: what the write changed of what the workspace mirror holds, as changes to apply to it
+   * at once (when the key's mirror is held), so that the next question answered from it is true.
+   */
+  keepMirror?: (data: unknown, input: z.output<Input>, mirror: WorkspaceMirror) => Promise<Change[]> | Change[];
+  /** 8. Writes: the line that opens a successful result, with the affected or new id and the natural next step. */
   done?: (data: unknown, input: z.output<Input>) => string;
-  /** 8. List results: the compact projection of each item, and what a capped result tells the user. */
+  /** 9. List results: the compact projection of each item, and what a capped result tells the user. */
   list?: ListShape;
   /**
-   * 9. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
+   * 10. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
    * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
    */
   text?: (data: unknown, quote: (value: unknown) => string) => string;
@@ -173,6 +207,11 @@ export interface ResourceDefinition {
   args?: Record<string, unknown>;
   /** Static text instead of a tool (the usage guide). */
   text?: () => string;
+  /** Describes the workspace mirror: not listed with SVC_MIRROR=off. */
+  needsMirror?: boolean;
+  /** Or read through the session's context (the mirror's status), rendered by `render` like a tool's result. */
+  handler?: (context: ToolContext) => Promise<unknown>;
+  render?: (data: unknown, quote: (value: unknown) => string) => string;
   mimeType?: string;
   /** Completion of template variables from a list tool: the tool, its input, and how to pick ids from its items. */
   complete?: Record<string, { tool: string; args?: Record<string, unknown>; pick: (item: Record<string, unknown>) => string | undefined }>;

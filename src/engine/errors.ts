@@ -28,6 +28,11 @@ export function textError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
+/** The API refused the key itself (401): revoked, or never valid. */
+export function isKeyRefused(error: unknown): boolean {
+  return error instanceof AuthenticationError;
+}
+
 /** Whether a handler's failed call found no such item (404), so it can report that item instead of failing; a 404 for the route itself is a failure. */
 export function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError && !error.routeNotFound;

@@ -11,7 +11,7 @@ import { viewUri } from '../views/index.js';
 /** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
 export const CORE_TOOLSET = 'core';
 
-type Surface = Pick<Config, 'toolsets' | 'readOnly'>;
+type Surface = Pick<Config, 'toolsets' | 'readOnly' | 'mirror'>;
 
 /** Whether the session's surface is `core`, so the gateway tools are listed and reach the whole catalog. */
 export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
@@ -34,8 +34,8 @@ export function reachableTools(catalog: ToolGroup[], config: Surface): CatalogTo
   return catalog.flatMap((group) => group.tools).filter((tool) => allowedInMode(tool, config));
 }
 
-function allowedInMode(tool: ToolDefinition, config: Pick<Config, 'readOnly'>): boolean {
-  return !config.readOnly || tool.scope === 'read';
+function allowedInMode(tool: ToolDefinition, config: Pick<Config, 'readOnly' | 'mirror'>): boolean {
+  return (!config.readOnly || tool.scope === 'read') && !(tool.needsMirror && config.mirror === 'off');
 }
 
 /** Unknown toolset names are a configuration error, not a silent empty server. */
@@ -49,9 +49,11 @@ export function unknownToolsets(catalog: ToolGroup[], config: Pick<Config, 'tool
 export function unreachableReason(catalog: ToolGroup[], config: Surface, name: string): string {
   const group = catalog.find((candidate) => candidate.tools.some((tool) => tool.name === name));
   if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
-  if (config.readOnly && group.tools.find((tool) => tool.name === name)?.scope === 'write') {
+  const tool = group.tools.find((candidate) => candidate.name === name);
+  if (config.readOnly && tool?.scope === 'write') {
     return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
   }
+  if (tool?.needsMirror && config.mirror === 'off') return `Unknown tool ${name} here: it works on the workspace mirror, which is off (SVC_MIRROR=off).`;
   return `Unknown tool ${name} here: its group ${group.name} is not in SVC_TOOLSETS; nothing was sent.`;
 }
 

@@ -2,7 +2,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { confirmGate, needsConfirmation, sessionElicits } from './confirm.js';
 import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
-import type { ConfigFallback, ToolContext, ToolDefinition } from './define.js';
+import type { ConfigFallback, MirrorAccess, ToolContext, ToolDefinition } from './define.js';
+import type { MirrorRegistry } from '../mirror/registry.js';
 import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { toolListEntry } from './listing.js';
@@ -92,6 +93,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
         if (decision) return { result: listsOutputSchema(run) ? asUncheckedError(decision) : decision, preview: true };
       }
       data = await run.session.api.request(request);
+      if (tool.keepMirror) await keepMirrorTrue(run, tool, data, input, context);
     } else if (tool.handler) {
       data = await tool.handler(input, context);
     }
@@ -108,6 +110,20 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
   } catch (error) {
     const setting: ErrorSetting = { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && run.session.options.apiKey !== config.apiKey ? 'client' : 'environment' };
     return { result: answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting), preview: false };
+  }
+}
+
+/**
+ * A write that succeeded changes what the key's mirror holds, if one is held (or kept on disk):
+ * the tool says how, and the change is applied at once. The write stands whatever happens here; a
+ * change that cannot be applied is logged, and the next sync reads the truth.
+ */
+async function keepMirrorTrue(run: ToolRun, tool: ToolDefinition, data: unknown, input: Record<string, unknown>, context: ToolContext): Promise<void> {
+  try {
+    const mirror = await context.mirror?.existing();
+    if (mirror) await mirror.apply(await tool.keepMirror!(data, input, mirror));
+  } catch (error) {
+    run.session.options.logger.warn({ tool: tool.name, error: (error as Error).message }, 'the workspace mirror could not record a write; the next sync reads it');
   }
 }
 
@@ -177,15 +193,38 @@ function toolContext(run: ToolRun): ToolContext {
     config: options.config,
     signal: run.signal,
     local: options.config.transport === 'stdio',
+    mirror: options.mirrors && mirrorAccess(options.mirrors, options.apiKey),
     async progress(update) {
       if (progressToken === undefined) return;
       await run.origin.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);
     },
-    async call(toolName, input) {
+    async call(toolName, input, callOptions) {
       const target = catalogByName.get(toolName);
       if (!target?.route) throw new Error(`internal: ${toolName} is not a route tool`);
-      return api.request({ ...buildRequest(target, input, options.config.providerNames), signal: run.signal, onRetry: retryNotice(run) });
+      const priority = callOptions?.background ? 'background' : 'user';
+      return api.request({ ...buildRequest(target, input, options.config.providerNames), signal: run.signal, onRetry: retryNotice(run), priority });
     },
+  };
+}
+
+/** The session key's mirror, as a tool may reach it. */
+function mirrorAccess(mirrors: MirrorRegistry, apiKey: string): MirrorAccess {
+  let forgotten = false;
+  return {
+    mode: mirrors.mode === 'disk' ? 'disk' : 'memory',
+    open: () => mirrors.get(apiKey),
+    held: () => mirrors.held(apiKey),
+    existing: () => mirrors.existing(apiKey),
+    dropped: () => mirrors.droppedFor(apiKey),
+    async settle(mirror) {
+      await mirror.settle();
+      await mirrors.fitMemory(mirror);
+    },
+    async forget(reason) {
+      forgotten = true;
+      await mirrors.discard(apiKey, reason);
+    },
+    forgotten: () => forgotten,
   };
 }
 

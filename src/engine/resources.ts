@@ -1,5 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import { VIEWS, type ViewName } from '../views/catalog.js';
 import { UI_EXTENSION, VIEW_CSP, VIEW_MIME_TYPE, viewHtml, viewUri } from '../views/index.js';
@@ -30,6 +31,7 @@ export function registerResources(server: McpServer, catalog: ToolGroup[], confi
   };
   for (const resource of catalog.flatMap((group) => group.resources ?? [])) {
     if (resource.tool && !toolsByName.has(resource.tool)) continue;
+    if (resource.needsMirror && config.mirror === 'off') continue;
     const metadata = { title: resource.title, description: resource.description, mimeType: resource.mimeType ?? 'text/plain' };
     const read = async (uri: URL, variables: Record<string, string | string[]>, extra: Extra) => ({
       contents: [{ uri: uri.href, mimeType: metadata.mimeType, text: await readResource(resource, variables, extra, toolsByName, execute) }],
@@ -55,12 +57,29 @@ async function readResource(
   execute: Execute,
 ): Promise<string> {
   if (resource.text) return resource.text();
+  if (resource.handler) return resultText(await execute(resourceTool(resource), {}, extra, extra.signal));
   const tool = toolsByName.get(resource.tool!)!;
   const args = { ...resource.args, ...Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value])) };
-  const result = await execute(tool, args, extra, extra.signal);
+  return resultText(await execute(tool, args, extra, extra.signal));
+}
+
+function resultText(result: CallToolResult): string {
   const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   if (result.isError) throw new McpError(ErrorCode.InvalidParams, text);
   return text;
+}
+
+const resourceTools = new WeakMap<ResourceDefinition, ToolDefinition>();
+
+/** A resource read through the session (its handler) runs as a read tool would: the same context, redaction and envelope for third-party text. */
+function resourceTool(resource: ResourceDefinition): ToolDefinition {
+  let tool = resourceTools.get(resource);
+  if (!tool) {
+    const { handler, render } = resource;
+    tool = { name: resource.name, title: resource.title, scope: 'read', description: resource.description, input: z.object({}), handler: (_input, context) => handler!(context), text: render };
+    resourceTools.set(resource, tool);
+  }
+  return tool;
 }
 
 async function listIds(tool: ToolDefinition, source: CompletionSource, config: Config, execute: Execute): Promise<string[]> {

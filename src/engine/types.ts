@@ -9,6 +9,7 @@ import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
 import type { Redaction } from '../redaction.js';
 import type { RunningTasks } from './running-tasks.js';
+import type { MirrorRegistry } from '../mirror/registry.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -41,6 +42,8 @@ export interface EngineOptions {
   taskStore: TaskStore | null;
   /** The tasks this process runs, for a draining node. */
   runningTasks: RunningTasks;
+  /** Every workspace's mirror in this process; absent with SVC_MIRROR=off. */
+  mirrors?: MirrorRegistry;
   /** The clock confirmation tokens are issued and checked against; tests move it to check expiry. */
   now?: () => number;
 }

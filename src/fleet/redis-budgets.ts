@@ -7,7 +7,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { RateLimit } from '../config.js';
-import { holdFor, SlidingWindowLimiter, type KeyLimiter, type SharedBudgets } from '../http/limiter.js';
+import { holdFor, SlidingWindowLimiter, type KeyLimiter, type Priority, type SharedBudgets } from '../http/limiter.js';
 import { connectRedis } from './redis.js';
 
 function sleep(ms: number): Promise<void> {
@@ -205,15 +205,15 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
       .catch(() => undefined);
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal, priority: Priority = 'user'): Promise<void> {
     this.pending++;
     try {
       // Just created (first call of a key): wait briefly for the shared state rather than bypass it.
       if (this.shared.up && !this.clusterReady) await withTimeout(this.ready, 2000);
       if (this.shared.up && this.clusterReady && !(this.fallback && this.fallback.busyUntil > Date.now())) {
-        if ((await this.acquireShared(signal)) === 'ok') return;
+        if ((await this.acquireShared(signal, priority)) === 'ok') return;
       }
-      await this.local().acquire(signal);
+      await this.local().acquire(signal, priority);
     } finally {
       this.pending--;
     }
@@ -243,7 +243,7 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
   }
 
   /** 'lost' when Redis failed or went away before a slot was granted: the caller falls back. */
-  private acquireShared(signal?: AbortSignal): Promise<'ok' | 'lost'> {
+  private acquireShared(signal: AbortSignal | undefined, priority: Priority): Promise<'ok' | 'lost'> {
     return new Promise<'ok' | 'lost'>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       let settled = false;
@@ -261,7 +261,8 @@ class SharedSlidingWindowLimiter implements KeyLimiter {
       // Redis frees the slot by itself after `expiration`, so a process that dies holding slots
       // gives them back; the job never runs longer (pause wait capped, then the hold).
       this.cluster
-        .schedule({ expiration: this.holdMs + PAUSE_CAP_MS + 5000 }, async () => {
+        // Bottleneck runs a node's queued jobs by priority (0 first): a person's call before a sync's page.
+        .schedule({ expiration: this.holdMs + PAUSE_CAP_MS + 5000, priority: priority === 'user' ? 4 : 9 }, async () => {
           // Given up (cancelled, or fell back) while queued: nothing sent, the slot is freed at once.
           if (settled) return;
           const started = Date.now();

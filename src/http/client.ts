@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
 import { ApiError, CancelledError, ConnectionError, errorForStatus, NotJsonError, RateLimitError, TimeoutError, type RedactedRequest } from './errors.js';
-import type { LimiterRegistry } from './limiter.js';
+import type { LimiterRegistry, Priority } from './limiter.js';
 import type { HttpMethod } from './method.js';
 import { sleep } from '../sleep.js';
 import { traceUpstream } from '../telemetry.js';
@@ -25,6 +25,8 @@ export interface ApiRequest {
   answersNull?: boolean;
   /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
   onStatus?: (status: number) => void;
+  /** `background`: a page a mirror sync reads; people's calls go ahead of it and keep a reserve of the budget (KeyLimiter). */
+  priority?: Priority;
   /**
    * `false`: a status that would be retried after a backoff (429, 502-504, a dropped connection) is
    * answered at once, for a caller that a person is waiting on and that can simply be asked again.
@@ -125,7 +127,7 @@ export class ApiClient {
       // Looked up per attempt: an idle budget may have been evicted since the last one.
       const limiter = this.options.limiters.forId(budgetId);
       try {
-        await limiter.acquire(request.signal);
+        await limiter.acquire(request.signal, request.priority);
       } catch {
         throw new CancelledError('The call was cancelled before the request was sent', redacted, undefined, [], false);
       }

@@ -1,13 +1,20 @@
 import type { RateLimit, RateScope } from '../config.js';
 import { hashKey } from '../key-hash.js';
 
+/**
+ * Who is waiting for a slot. A person's call (`user`) goes ahead of every `background` request (the
+ * pages a mirror sync reads), and background requests leave a reserve of slots untouched, so a call
+ * made during a long sync starts at once instead of queueing behind the sync's pages.
+ */
+export type Priority = 'user' | 'background';
+
 /** What the HTTP core needs from a key's budget. */
 export interface KeyLimiter {
   /**
    * Resolves when a request may start; rejects with the signal's reason if the caller gives up
    * first. A request that finds a free slot is admitted at once, without a timer.
    */
-  acquire(signal?: AbortSignal): Promise<void>;
+  acquire(signal?: AbortSignal, priority?: Priority): Promise<void>;
   /** After a 429 (another client of the key spent the budget) every request of this key waits. */
   pause(ms: number): void;
   /** True when nothing is held, queued or paused: dropping the limiter loses no state. */
@@ -19,7 +26,13 @@ export type Clock = () => number;
 
 const ADMITTED = Promise.resolve();
 
+/** Slots of a window that background requests leave free for people's calls: a tenth, at least one. */
+export function reservedSlots(budget: RateLimit): number {
+  return budget.limit > 1 ? Math.max(1, Math.floor(budget.limit / 10)) : 0;
+}
+
 interface Waiter {
+  priority: Priority;
   resolve(): void;
   reject(reason: unknown): void;
   signal?: AbortSignal;
@@ -31,7 +44,8 @@ interface Waiter {
  * so no window of that length can ever see more than `limit` starts, while a burst uses every free
  * slot at once. Only the starts still held are kept, oldest first: with `limit` of them held, the
  * oldest says when the next slot frees. Waiters queue in order behind one timer, set for when the
- * first of them may go.
+ * first of them may go: people's calls first, then background requests, which may only take a slot
+ * while more than the reserve are free.
  */
 export class SlidingWindowLimiter implements KeyLimiter {
   private readonly holdMs: number;
@@ -42,12 +56,14 @@ export class SlidingWindowLimiter implements KeyLimiter {
   private readonly waiters: Waiter[] = [];
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private readonly reserve: number;
 
   constructor(
     readonly budget: RateLimit,
     private readonly now: Clock = Date.now,
   ) {
     this.holdMs = holdFor(budget);
+    this.reserve = reservedSlots(budget);
   }
 
   /** When the last slot handed out is released. */
@@ -55,15 +71,15 @@ export class SlidingWindowLimiter implements KeyLimiter {
     return this.starts.length > this.first ? this.starts[this.starts.length - 1] + this.holdMs : 0;
   }
 
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal, priority: Priority = 'user'): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.stopped) return Promise.reject(new Error('The rate limiter has stopped'));
-    if (this.waiters.length === 0 && this.readyAt() <= this.now()) {
+    if (this.waiters.length === 0 && this.readyAt(priority) <= this.now()) {
       this.take();
       return ADMITTED;
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal };
+      const waiter: Waiter = { priority, resolve, reject, signal };
       if (signal) {
         // A caller that gives up while queued never held a slot, so nothing is released.
         waiter.onAbort = () => {
@@ -73,7 +89,10 @@ export class SlidingWindowLimiter implements KeyLimiter {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.waiters.push(waiter);
+      // People's calls queue ahead of every background request, in arrival order among themselves.
+      const firstBackground = priority === 'user' ? this.waiters.findIndex((queued) => queued.priority === 'background') : -1;
+      if (firstBackground === -1) this.waiters.push(waiter);
+      else this.waiters.splice(firstBackground, 0, waiter);
       this.schedule();
     });
   }
@@ -98,16 +117,20 @@ export class SlidingWindowLimiter implements KeyLimiter {
     }
   }
 
-  /** The earliest time a start is allowed: a slot is free (or the oldest held one frees), and any 429 pause is over. */
-  private readyAt(): number {
+  /**
+   * The earliest time a start of this priority is allowed: a slot is free (or the oldest held one
+   * frees), and any 429 pause is over. A background start needs the reserve free besides its own slot.
+   */
+  private readyAt(priority: Priority): number {
     const now = this.now();
     while (this.first < this.starts.length && this.starts[this.first] + this.holdMs <= now) this.first++;
     if (this.first > 64 && this.first * 2 > this.starts.length) {
       this.starts = this.starts.slice(this.first);
       this.first = 0;
     }
+    const usable = priority === 'user' ? this.budget.limit : this.budget.limit - this.reserve;
     const held = this.starts.length - this.first;
-    const slotFree = held < this.budget.limit ? now : this.starts[this.starts.length - this.budget.limit] + this.holdMs;
+    const slotFree = held < usable ? now : this.starts[this.starts.length - usable] + this.holdMs;
     return Math.max(slotFree, this.pausedUntil);
   }
 
@@ -117,7 +140,7 @@ export class SlidingWindowLimiter implements KeyLimiter {
 
   private release(): void {
     this.timer = undefined;
-    while (this.waiters.length > 0 && this.readyAt() <= this.now()) {
+    while (this.waiters.length > 0 && this.readyAt(this.waiters[0].priority) <= this.now()) {
       const waiter = this.waiters.shift()!;
       if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
       this.take();
@@ -130,7 +153,7 @@ export class SlidingWindowLimiter implements KeyLimiter {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.waiters.length === 0 || this.stopped) return;
-    this.timer = setTimeout(() => this.release(), Math.max(0, this.readyAt() - this.now()));
+    this.timer = setTimeout(() => this.release(), Math.max(0, this.readyAt(this.waiters[0].priority) - this.now()));
   }
 }
 

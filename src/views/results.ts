@@ -113,10 +113,33 @@ export interface RuleComparison {
   note?: string;
 }
 
-export const GROUP_BY = ['agent', 'source', 'channel', 'day', 'week'] as const;
+export const GROUP_BY = ['agent', 'source', 'channel', 'day', 'week', 'month', 'quarter'] as const;
 export type Dimension = (typeof GROUP_BY)[number];
 /** Dimensions whose groups are dates: they differ between two windows, so they are not differenced. */
-export const CHRONOLOGICAL: readonly Dimension[] = ['day', 'week'];
+export const CHRONOLOGICAL: readonly Dimension[] = ['day', 'week', 'month', 'quarter'];
+
+const DAY = 86_400_000;
+
+/**
+ * The instants a date group holds, in UTC: a day (`2026-03-05`), an ISO week named by its Monday,
+ * a month (`2026-03`) or a quarter (`2026-Q1`); undefined for an id of another form.
+ */
+export function periodOf(dimension: Dimension, id: string): { since: number; until: number } | undefined {
+  const quarter = /^(\d{4})-Q([1-4])$/.exec(id);
+  if (dimension === 'quarter' && quarter) {
+    const [year, number] = [Number(quarter[1]), Number(quarter[2])];
+    return { since: Date.UTC(year, (number - 1) * 3, 1), until: Date.UTC(year, number * 3, 1) - 1 };
+  }
+  const start = Date.parse(id);
+  if (Number.isNaN(start)) return undefined;
+  if (dimension === 'day') return { since: start, until: start + DAY - 1 };
+  if (dimension === 'week') return { since: start, until: start + 7 * DAY - 1 };
+  if (dimension === 'month') {
+    const date = new Date(start);
+    return { since: start, until: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - 1 };
+  }
+  return undefined;
+}
 
 export interface ArticleCount {
   id: string;
@@ -181,6 +204,8 @@ export interface ScanSummary {
   count: number;
   complete: boolean;
   note?: string;
+  /** Present when the workspace mirror answered: when the reading it relies on began. */
+  mirror?: { asOf: string };
 }
 
 /** conversation_stats. */

@@ -19,7 +19,7 @@ const asked: string[] = [];
 
 const sandbox = useSandbox();
 /** The core surface for a client without elicitation, one with it, and one in read-only mode. */
-const core = useConnection(sandbox, { env: { SVC_TOOLSETS: 'core' } });
+const core = useConnection(sandbox, { env: { SVC_TOOLSETS: 'core', SVC_MIRROR: 'memory' } });
 const eliciting = useConnection(sandbox, {
   env: { SVC_TOOLSETS: 'core' },
   elicit: (message) => {

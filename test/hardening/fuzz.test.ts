@@ -27,7 +27,8 @@ const CALLER_SECRET = 'Caller-Secret-7f3a9c21';
 const ROUTES = catalog.flatMap((group) => group.tools).flatMap((tool) => (tool.route ? [routePattern(tool.route.path)] : []));
 
 const sandbox = useSandbox({ rateLimit: { limit: 1_000_000, windowMs: 60_000 } });
-const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000' };
+// The mirror on, so that its tools (hostile SQL among the rest) are fuzzed too.
+const env = { SVC_RATE_LIMIT: '1000000/60s', SVC_MAX_RESULT_TOKENS: '4000', SVC_MIRROR: 'memory' };
 const connection = useConnection(sandbox, { env: { ...env, SVC_CONFIRM: 'none' } });
 /** The same server with confirmation by token (SVC_CONFIRM=writes, no elicitation), for re-encoded tokens. */
 const confirming = useConnection(sandbox, { env });

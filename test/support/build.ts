@@ -4,7 +4,8 @@
  * resolving hundreds of modules. What only some configurations use (the HTTP transport, the
  * sandbox, Redis and Bottleneck) is imported dynamically, so esbuild splits it into chunks under
  * dist/chunks/ that a start loads only when the configuration asks for it. Every dependency is
- * bundled: the output runs with no node_modules.
+ * bundled but the mirror's native engine (@duckdb/node-api): without node_modules the output runs,
+ * the mirror aside.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -53,6 +54,9 @@ export async function bundle({ entryPoints, outdir, minify = true, define }: Bun
     metafile: true,
     logLevel: 'warning',
     define,
+    // The mirror's engine is native code for one platform, loaded on first use from node_modules: a
+    // bundle without it (the .mcpb) starts, and says the mirror is unavailable when asked.
+    external: ['@duckdb/node-api'],
     // Bundled CommonJS dependencies (pino, ioredis, bottleneck) call require() for Node's own modules.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });

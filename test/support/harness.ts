@@ -39,10 +39,12 @@ export interface ConnectOptions {
 /**
  * A real SDK client talking to svc-mcp in this process over the SDK's in-memory transport: the
  * configuration comes from the same flags and environment a process would read, and the server is
- * the one `svc-mcp` serves over stdio. Every message is passed through JSON, as on a wire.
+ * the one `svc-mcp` serves over stdio. Every message is passed through JSON, as on a wire. The
+ * workspace mirror is off unless a test turns it on (`SVC_MIRROR: 'memory'`): a test of what the API
+ * is asked (requests, pages, faults) asks it of the API, and the mirror's own tests say so.
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env });
+  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...options.env });
   let stderr = '';
   const logger = createLogger(config.logLevel, 'json', {
     write: (line: string) => {
@@ -83,7 +85,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
     command: process.execPath,
     args: [...(await svcMcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -2,6 +2,7 @@ import type { ToolContext } from '../../src/engine/define.js';
 import { ToolFailure } from '../../src/engine/errors.js';
 import { DAY_MS } from '../../src/engine/inputs.js';
 import { records } from './records.js';
+import { RequestProgress } from './progress.js';
 import type { ScanSummary } from '../../src/views/results.js';
 
 export const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -84,39 +85,47 @@ async function agentsToScan(context: ToolContext, botId: string | undefined): Pr
 export async function scanConversations(context: ToolContext, request: ScanRequest, visit: (conversation: AttributedConversation) => void | Promise<void>): Promise<ScanSummary> {
   const windows = splitWindow(request.since, request.until);
   const agents = await agentsToScan(context, request.filters.botId);
-  const progress = new ScanProgress(context, request.verb, agents.length * windows.length);
+  const progress = new RequestProgress(context, request.verb);
+  const estimate = new StepEstimate(agents.length * windows.length);
+  progress.counted();
   let kept = 0;
   let scanned = 0;
   let pages = 0;
   let stoppedAt: string | undefined;
-  scan: for (const agent of agents) {
-    for (const range of windows) {
-      let cursor: string | undefined;
-      // An API that repeats the conversation its cursor named, at the top of the next page, must not get it counted twice.
-      let previousPage = new Set<string>();
-      do {
-        if (context.signal.aborted) throw new ToolFailure(`${request.verb} cancelled after ${kept} conversations; nothing else was fetched.`);
-        const page = (await context.call('list_conversations', { ...request.filters, botId: agent.botId, ...range, limit: PAGE_SIZE, cursor })) as Page;
-        pages++;
-        const thisPage = new Set<string>();
-        for (const item of page.interactions) {
-          const id = String(item.id);
-          scanned++;
-          thisPage.add(id);
-          if (previousPage.has(id) || (request.keep && !request.keep.test(item))) continue;
-          if (request.max !== undefined && kept >= request.max) {
-            stoppedAt = agent.agentName ?? agent.botId;
-            break;
+  try {
+    scan: for (const agent of agents) {
+      for (const range of windows) {
+        let cursor: string | undefined;
+        // An API that repeats the conversation its cursor named, at the top of the next page, must not get it counted twice.
+        let previousPage = new Set<string>();
+        do {
+          if (context.signal.aborted) throw new ToolFailure(`${request.verb} cancelled after ${kept} conversations; nothing else was fetched.`);
+          const page = (await context.call('list_conversations', { ...request.filters, botId: agent.botId, ...range, limit: PAGE_SIZE, cursor })) as Page;
+          pages++;
+          const thisPage = new Set<string>();
+          const keptBefore = kept;
+          for (const item of page.interactions) {
+            const id = String(item.id);
+            scanned++;
+            thisPage.add(id);
+            if (previousPage.has(id) || (request.keep && !request.keep.test(item))) continue;
+            if (request.max !== undefined && kept >= request.max) {
+              stoppedAt = agent.agentName ?? agent.botId;
+              break;
+            }
+            kept++;
+            await visit({ id, botId: agent.botId, agentName: agent.agentName, ...item });
           }
-          kept++;
-          await visit({ id, botId: agent.botId, agentName: agent.agentName, ...item });
-        }
-        previousPage = thisPage;
-        cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-        await progress.page(pages, kept, cursor !== undefined && stoppedAt === undefined);
-      } while (cursor && stoppedAt === undefined);
-      if (stoppedAt !== undefined) break scan;
+          previousPage = thisPage;
+          cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
+          const more = cursor !== undefined && stoppedAt === undefined;
+          await progress.request(kept - keptBefore, estimate.left(pages, more));
+        } while (cursor && stoppedAt === undefined);
+        if (stoppedAt !== undefined) break scan;
+      }
     }
+  } finally {
+    progress.stop();
   }
   const requests = 1 + pages;
   const notes = [
@@ -140,43 +149,23 @@ export async function scanConversations(context: ToolContext, request: ScanReque
 }
 
 /**
- * Progress in conversations and requests, with the requests still to come estimated from the pages
- * each finished agent-and-slice took so far, and the time they need under the rate budget
- * (SVC_RATE_LIMIT, N requests per window): the first N go at once, then N more per window.
+ * The requests a scan has still to make, estimated from the pages each finished agent-and-slice
+ * (a step) took so far: until one has finished, from the pages the current one has taken.
  */
-class ScanProgress {
-  private readonly started = Date.now();
+class StepEstimate {
   private finishedSteps = 0;
   private pagesOfFinishedSteps = 0;
 
-  constructor(
-    private readonly context: ToolContext,
-    private readonly verb: string,
-    private readonly steps: number,
-  ) {}
+  constructor(private readonly steps: number) {}
 
-  async page(pages: number, kept: number, more: boolean): Promise<void> {
-    if (!more) {
+  left(pages: number, more: boolean): number {
+    if (!more && pages > 0) {
       this.finishedSteps++;
       this.pagesOfFinishedSteps = pages;
     }
     const perStep = this.finishedSteps ? this.pagesOfFinishedSteps / this.finishedSteps : Math.max(1, pages);
-    const left = Math.ceil((this.steps - this.finishedSteps - (more ? 1 : 0)) * perStep) + (more ? 1 : 0);
-    const done = 1 + pages;
-    const { limit, windowMs } = this.context.config.rateLimit;
-    const waitMs = Math.max(0, Math.floor((done + left - 1) / limit) * windowMs - (Date.now() - this.started));
-    await this.context.progress({
-      progress: done,
-      total: done + left,
-      message: `${this.verb}: ${kept} conversations after ${done} of about ${done + left} requests; ${left ? `${formatWait(waitMs)} left at the rate budget of ${limit} per ${windowMs / 1000}s` : 'done'}`,
-    });
+    return Math.ceil((this.steps - this.finishedSteps - (more && pages > 0 ? 1 : 0)) * perStep) + (more && pages > 0 ? 1 : 0);
   }
-}
-
-function formatWait(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds === 0) return 'under 1s';
-  return seconds < 90 ? `about ${seconds}s` : `about ${Math.round(seconds / 60)} min`;
 }
 
 /** The window and the filters in words, for results that matched nothing. */

@@ -37,7 +37,8 @@ const DEFINITIONS: Definitions = {
 
 const CHANGE_DEFINITION = 'this window minus previous; a rate or mean null on either side gives null; a group missing on one side counts as zero there; day and week groups (different dates) get none';
 
-interface Tally {
+/** The sums behind a group's figures: what the mirror counts in SQL and a scan counts conversation by conversation. */
+export interface Tally {
   conversations: number;
   answers: number;
   thumbsUp: number;
@@ -51,7 +52,7 @@ interface Tally {
   negativeArticles: Map<string, ArticleCount>;
 }
 
-const emptyTally = (): Tally => ({
+export const emptyTally = (): Tally => ({
   conversations: 0,
   answers: 0,
   thumbsUp: 0,
@@ -64,8 +65,10 @@ const emptyTally = (): Tally => ({
   negativeArticles: new Map(),
 });
 
-function addConversation(tally: Tally, conversation: Record<string, unknown>): void {
-  tally.conversations++;
+/** The figures of one conversation, as the definitions above count them. */
+function tallyOf(conversation: Record<string, unknown>): Tally {
+  const tally = emptyTally();
+  tally.conversations = 1;
   const events = Array.isArray(conversation.events) ? conversation.events.filter(isRecord) : [];
   for (const event of events) {
     if (typeof event.csatRating === 'number') {
@@ -86,6 +89,25 @@ function addConversation(tally: Tally, conversation: Record<string, unknown>): v
       entry.count++;
       tally.negativeArticles.set(id, entry);
     }
+  }
+  return tally;
+}
+
+/** Adds `part` into `tally`: every figure is a sum, so groups counted apart add up. */
+function addTally(tally: Tally, part: Tally): void {
+  tally.conversations += part.conversations;
+  tally.answers += part.answers;
+  tally.thumbsUp += part.thumbsUp;
+  tally.thumbsDown += part.thumbsDown;
+  tally.unresolvedNegative += part.unresolvedNegative;
+  tally.csatCount += part.csatCount;
+  tally.csatSum += part.csatSum;
+  tally.escalations += part.escalations;
+  for (const [rating, times] of part.csatRatings) tally.csatRatings.set(rating, (tally.csatRatings.get(rating) ?? 0) + times);
+  for (const [id, article] of part.negativeArticles) {
+    const entry = tally.negativeArticles.get(id) ?? { id, title: article.title, count: 0 };
+    entry.count += article.count;
+    tally.negativeArticles.set(id, entry);
   }
 }
 
@@ -140,7 +162,29 @@ function keyOf(dimension: Dimension, conversation: AttributedConversation): { id
       const monday = weekOf(conversation.createdAt);
       return { id: monday, name: `week of ${monday}` };
     }
+    case 'month': {
+      const month = dayOf(conversation.createdAt).slice(0, 7);
+      return { id: month, name: month };
+    }
+    case 'quarter': {
+      const quarter = quarterOf(conversation.createdAt);
+      return { id: quarter, name: quarter };
+    }
   }
+}
+
+/** `2026-Q1`: the UTC calendar quarter of the conversation's createdAt. */
+function quarterOf(createdAt: unknown): string {
+  if (typeof createdAt !== 'number') return 'unknown';
+  const date = new Date(createdAt);
+  return `${date.getUTCFullYear()}-Q${Math.floor(date.getUTCMonth() / 3) + 1}`;
+}
+
+/** A group's key as keyOf names it, from the id the mirror's SQL computes (a date group's id is its name but for weeks). */
+export function keyFromId(dimension: Dimension, id: string, agentName?: string | null): { id: string; name: string } {
+  if (dimension === 'agent') return { id, name: agentName ?? id };
+  if (dimension === 'week') return { id, name: `week of ${id}` };
+  return { id, name: id };
 }
 
 /** How a group of several dimensions is named: the agent by name and botId, the others by their value. */
@@ -181,27 +225,34 @@ export class ConversationStats {
   }
 
   add(conversation: AttributedConversation): void {
-    addConversation(this.total, conversation);
-    const keys = this.dimensions.map((dimension) => keyOf(dimension, conversation));
+    this.addCounted(
+      this.dimensions.map((dimension) => keyOf(dimension, conversation)),
+      tallyOf(conversation),
+    );
+  }
+
+  /** Conversations counted elsewhere (the mirror's SQL), all under the same group of each dimension (`keys`, in order). */
+  addCounted(keys: ReadonlyArray<{ id: string; name: string }>, tally: Tally): void {
+    addTally(this.total, tally);
     this.dimensions.forEach((dimension, index) => {
       const { id, name } = keys[index];
       const groups = this.groups.get(dimension)!;
       const group = groups.get(id) ?? { name, tally: emptyTally() };
-      addConversation(group.tally, conversation);
+      addTally(group.tally, tally);
       groups.set(id, group);
     });
     if (this.crossed) {
       const ids = keys.map((key) => key.id);
       const crossKey = JSON.stringify(ids);
       const cell = this.crossed.get(crossKey) ?? { ids, names: keys.map((key) => key.name), tally: emptyTally() };
-      addConversation(cell.tally, conversation);
+      addTally(cell.tally, tally);
       this.crossed.set(crossKey, cell);
     }
     if (this.options.pairs) {
       for (let first = 0; first < keys.length; first++) {
         for (let second = first + 1; second < keys.length; second++) {
           const pair = pairKey(this.dimensions[first], keys[first].id, this.dimensions[second], keys[second].id);
-          this.pairs.set(pair, (this.pairs.get(pair) ?? 0) + 1);
+          this.pairs.set(pair, (this.pairs.get(pair) ?? 0) + tally.conversations);
         }
       }
     }

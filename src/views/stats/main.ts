@@ -6,9 +6,8 @@ import { drawChart } from '../common/chart.js';
 import { isRecord } from '../../json.js';
 import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { CHRONOLOGICAL, formatChange, formatMean, formatPercent, type Change, type Counts, type Dimension, type Group, type KeyedGroup, type StatsResult } from '../results.js';
+import { CHRONOLOGICAL, periodOf, formatChange, formatMean, formatPercent, type Change, type Counts, type Dimension, type Group, type KeyedGroup, type StatsResult } from '../results.js';
 
-const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */
 const SHARED_FILTERS = ['botId', 'source', 'channel', 'question', 'answer', 'csat'];
 const MAX_ANSWERS = 50;
@@ -258,10 +257,10 @@ function exportArguments(narrowing: Array<[Dimension, string]>, window: StatsRes
   for (const [dimension, id] of narrowing) {
     if (dimension === 'agent') args.botId = id;
     if (dimension === 'source' || dimension === 'channel') args[dimension] = [id];
-    if (dimension === 'day' || dimension === 'week') {
-      const start = Date.parse(id);
-      since = Math.max(since, start);
-      until = Math.min(until, start + (dimension === 'day' ? DAY_MS : 7 * DAY_MS) - 1);
+    const period = periodOf(dimension, id);
+    if (period) {
+      since = Math.max(since, period.since);
+      until = Math.min(until, period.until);
     }
   }
   // The full view: message texts whole, without the compact view's shortening.

@@ -1,0 +1,112 @@
+import type { WorkspaceMirror } from '../../../src/mirror/mirror.js';
+import type { Dimension } from '../../../src/views/results.js';
+import { emptyTally, keyFromId, type ConversationStats, type Tally } from '../stats.js';
+import type { ConversationFilters } from '../scan.js';
+
+/** What conversation_stats asks of the mirror: the window, the filters the mirror applies itself, and a cut. */
+export interface MirrorCount {
+  since: number;
+  until: number;
+  filters: Pick<ConversationFilters, 'botId' | 'source' | 'channel'>;
+  feedback?: 'negative' | 'positive';
+  /** Count the newest this many only. */
+  max?: number;
+}
+
+/** Each dimension's group of a conversation `p`, as keyOf (tools/lib/stats.ts) names it, in SQL. */
+const KEY_SQL: Record<Dimension, string> = {
+  agent: 'p."botId"',
+  source: "coalesce(p.source, 'unknown')",
+  channel: "coalesce(p.channel, 'unknown')",
+  day: `strftime(p."createdAt", '%Y-%m-%d')`,
+  week: `strftime(date_trunc('week', p."createdAt"), '%Y-%m-%d')`,
+  month: `strftime(p."createdAt", '%Y-%m')`,
+  quarter: `strftime(p."createdAt", '%Y') || '-Q' || CAST(quarter(p."createdAt") AS VARCHAR)`,
+};
+
+/**
+ * Counts a window's conversations in the mirror into `stats`, with the same figures, by the same
+ * definitions, as a scan of the API counts them (tools/lib/stats.ts): the SQL gives each group's
+ * sums, `ConversationStats.addCounted` does the rest, so the rates, the top articles and the
+ * comparison come from the one code. Only agents the workspace lists now are counted, each
+ * conversation under the agent it was listed for. Returns how many conversations were counted.
+ */
+export async function countInMirror(mirror: WorkspaceMirror, dimensions: readonly Dimension[], request: MirrorCount, stats: ConversationStats): Promise<number> {
+  const { sql: picked, values } = pickedSql(request);
+  const keys = dimensions.map((dimension, index) => `${KEY_SQL[dimension]} AS k${index}`);
+  const keyNames = dimensions.map((_dimension, index) => `k${index}`);
+  const groupBy = keyNames.length ? `GROUP BY ${keyNames.join(', ')}` : '';
+  const sums = await mirror.rows(
+    `WITH p AS (${picked}) SELECT ${[...keys, 'any_value(p."agentName") AS "agentName"'].join(', ')},
+       CAST(count(DISTINCT p.id) AS DOUBLE) AS conversations,
+       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.type = 'message') AS DOUBLE) AS answers,
+       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = true) AS DOUBLE) AS "thumbsUp",
+       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = false) AS DOUBLE) AS "thumbsDown",
+       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = false AND e.resolved IS DISTINCT FROM true) AS DOUBLE) AS "unresolvedNegative",
+       CAST(count(e."csatRating") AS DOUBLE) AS "csatCount",
+       CAST(coalesce(sum(e."csatRating"), 0) AS DOUBLE) AS "csatSum",
+       CAST(count(*) FILTER (WHERE e.type = 'silent_escalation') AS DOUBLE) AS escalations
+     FROM p LEFT JOIN events e ON e."interactionId" = p.id ${groupBy}`,
+    values,
+  );
+  const ratings = await mirror.rows(
+    `WITH p AS (${picked}) SELECT ${[...keys, 'e."csatRating" AS rating', 'CAST(count(*) AS DOUBLE) AS times'].join(', ')}
+     FROM p JOIN events e ON e."interactionId" = p.id WHERE e."csatRating" IS NOT NULL GROUP BY ${[...keyNames, 'rating'].join(', ')}`,
+    values,
+  );
+  const articles = await mirror.rows(
+    `WITH p AS (${picked}) SELECT ${[...keys, 'u."articleId" AS id', 'min(u.title) AS title', 'CAST(count(*) AS DOUBLE) AS times'].join(', ')}
+     FROM p JOIN events e ON e."interactionId" = p.id AND e.role = 'svcbot' AND e.approved = false
+       JOIN used_articles u ON u."interactionId" = p.id AND u."eventId" = e.id
+     GROUP BY ${[...keyNames, 'u."articleId"'].join(', ')}`,
+    values,
+  );
+  const cellOf = (row: Record<string, unknown>) => JSON.stringify(keyNames.map((name) => row[name]));
+  const tallies = new Map<string, { row: Record<string, unknown>; tally: Tally }>();
+  for (const row of sums) {
+    const tally = emptyTally();
+    for (const figure of ['conversations', 'answers', 'thumbsUp', 'thumbsDown', 'unresolvedNegative', 'csatCount', 'csatSum', 'escalations'] as const) tally[figure] = Number(row[figure]);
+    if (tally.conversations > 0) tallies.set(cellOf(row), { row, tally });
+  }
+  for (const row of ratings) tallies.get(cellOf(row))?.tally.csatRatings.set(Number(row.rating), Number(row.times));
+  for (const row of articles) {
+    const id = String(row.id);
+    tallies.get(cellOf(row))?.tally.negativeArticles.set(id, { id, title: typeof row.title === 'string' ? row.title : null, count: Number(row.times) });
+  }
+  let counted = 0;
+  for (const { row, tally } of tallies.values()) {
+    stats.addCounted(
+      dimensions.map((dimension, index) => keyFromId(dimension, String(row[`k${index}`]), row.agentName as string | null)),
+      tally,
+    );
+    counted += tally.conversations;
+  }
+  return counted;
+}
+
+/** How many conversations match the window and filters, whatever the cut. */
+export async function matchingInMirror(mirror: WorkspaceMirror, request: MirrorCount): Promise<number> {
+  const { sql, values } = pickedSql({ ...request, max: undefined });
+  const [row] = await mirror.rows(`SELECT CAST(count(*) AS DOUBLE) AS n FROM (${sql})`, values);
+  return Number(row?.n ?? 0);
+}
+
+/** The conversations a count takes, as SQL with its values bound: window, filters, feedback, and the newest `max`. */
+function pickedSql(request: MirrorCount): { sql: string; values: Array<string | number | string[]> } {
+  const values: Array<string | number | string[]> = [request.since, request.until];
+  const where = ['c."createdAt" BETWEEN epoch_ms(CAST($1 AS BIGINT)) AND epoch_ms(CAST($2 AS BIGINT))'];
+  const bind = (value: string | number | string[]) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (request.filters.botId !== undefined) where.push(`c."botId" = ${bind(request.filters.botId)}`);
+  if (request.filters.source) where.push(`c.source IN (SELECT unnest(${bind(request.filters.source)}))`);
+  if (request.filters.channel) where.push(`c.channel IN (SELECT unnest(${bind(request.filters.channel)}))`);
+  if (request.feedback) where.push(`EXISTS (SELECT 1 FROM events f WHERE f."interactionId" = c.id AND f.approved = ${request.feedback === 'positive' ? 'true' : 'false'})`);
+  // An integer the input schema checked, so it is written as it is.
+  const cut = request.max !== undefined ? ` ORDER BY c."createdAt" DESC, c.id LIMIT ${Math.trunc(request.max)}` : '';
+  return {
+    sql: `SELECT c.id, c."botId", nullif(trim(a.name), '') AS "agentName", c.source, c.channel, c."createdAt" FROM conversations c JOIN agents a ON a.id = c."botId" WHERE ${where.join(' AND ')}${cut}`,
+    values,
+  };
+}
