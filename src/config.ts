@@ -83,6 +83,8 @@ export interface Config {
   mirrorRefreshDays: number;
   /** A mirror-backed answer first brings the mirror up to date when its last sync is older than this. */
   mirrorMaxAgeMs: number;
+  /** The longest one query_workspace statement may run (at most 30 s). */
+  mirrorQueryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -317,6 +319,13 @@ export const OPTIONS: Option[] = [
     help: "How old the mirror's last sync may be for a question to be answered from it as it is; an older one first reads what was created since (and the trailing SVC_MIRROR_REFRESH_DAYS).",
     default: '300000',
   },
+  {
+    env: 'SVC_MIRROR_QUERY_TIMEOUT_MS',
+    flag: '--mirror-query-timeout-ms',
+    value: 'MS',
+    help: 'The longest one query_workspace statement may run before it is interrupted (100 to 30000).',
+    default: '30000',
+  },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -542,6 +551,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     mirrorMaxMb: integer('SVC_MIRROR_MAX_MB', 16, 1_048_576),
     mirrorRefreshDays: integer('SVC_MIRROR_REFRESH_DAYS', 0, 90),
     mirrorMaxAgeMs: integer('SVC_MIRROR_MAX_AGE_MS', 0, 86_400_000),
+    mirrorQueryTimeoutMs: integer('SVC_MIRROR_QUERY_TIMEOUT_MS', 100, 30_000),
     logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
   };
 }

@@ -7,6 +7,7 @@ import { nonBlank, PASS_THROUGH } from './lib/inputs.js';
 import { previewAssignAction, previewUpdateAction } from './lib/action-effects.js';
 import { shape } from './lib/shapes.js';
 import { setupAttribute } from './prompts.js';
+import { actionAnswered, actionAssigned } from './lib/mirror/writes.js';
 
 const fieldType = z.enum(['string', 'number', 'boolean', 'array', 'object', 'date']);
 const fieldSource = z.enum(['metadata', 'jwt', 'apiResponse']);
@@ -154,6 +155,7 @@ const createAction = defineTool({
     .passthrough(),
   // The spec's setup sequence: create "with name and alwaysGet".
   route: { method: 'POST', path: '/v2/hc-tools/public', body: 'rest', payloadNotShown: ['name', 'alwaysGet'] },
+  keepMirror: actionAnswered,
   done: (data) => `${kindOf(data)} ${fieldOf(data, 'id')} created; next: update_action for its inputSchema, add_data_step, assign_action_to_agents.`,
   errors: { 400: 'check name and alwaysGet (a boolean)' },
 });
@@ -176,6 +178,7 @@ const updateAction = defineTool({
     .passthrough(),
   // The spec's setup sequence: update "with inputSchema and outputSchema".
   route: { method: 'PATCH', path: '/v2/hc-tools/{toolId}/public', body: 'rest', payloadNotShown: ['inputSchema', 'outputSchema'] },
+  keepMirror: actionAnswered,
   preview: previewUpdateAction,
   done: (_data, input) => `Action or attribute ${input.toolId} updated; next: test_action to check it.`,
   errors: {
@@ -226,6 +229,7 @@ const assignAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/junctions/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: actionAssigned,
   preview: (input, context) =>
     input.toolId
       ? previewAssignAction({ toolId: input.toolId, botIds: agentIdsOf(input), channels: input.channels }, context)

@@ -11,8 +11,6 @@ import { merged } from './lib/mirror/windows.js';
 
 /** What sync_workspace reads when no since is given, and query_workspace when the mirror holds nothing. */
 const DEFAULT_DAYS = 365;
-/** The longest a query may run. */
-const QUERY_TIMEOUT_MS = 30_000;
 const DEFAULT_ROWS = 100;
 
 /** The key's mirror, or a failure that says why there is none. */
@@ -95,7 +93,7 @@ async function queryWorkspace(input: { sql: string; maxRows?: number }, context:
   const report = await freshSpan(context, mirror);
   let answer: Awaited<ReturnType<WorkspaceMirror['query']>>;
   try {
-    answer = await mirror.query(input.sql, { maxRows: input.maxRows ?? DEFAULT_ROWS, timeoutMs: QUERY_TIMEOUT_MS });
+    answer = await mirror.query(input.sql, { maxRows: input.maxRows ?? DEFAULT_ROWS, timeoutMs: context.config.mirrorQueryTimeoutMs });
   } catch (error) {
     if (error instanceof QueryRefused) throw new ToolFailure(error.message);
     throw error;

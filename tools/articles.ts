@@ -9,6 +9,7 @@ import type { DraftReview } from '../src/views/results.js';
 import { defined, fieldOf, records } from './lib/records.js';
 import { PASS_THROUGH } from './lib/inputs.js';
 import { shape } from './lib/shapes.js';
+import { articleAnswered, articleDeleted, draftPublished } from './lib/mirror/writes.js';
 
 /** Article record (spec, Resources): what both views keep; the full view adds the body fields. */
 const articleRecord = shape({ id: z.string(), title: z.string() }, { version: z.number().nullable(), isDraft: z.boolean(), originalArticleId: z.string().nullable() });
@@ -97,6 +98,7 @@ const createArticle = defineTool({
   description: `Writes a new live article in a folder (parentFolderId from list_folders). ${PASS_THROUGH}`,
   input: z.object({ ...content, parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: articleAnswered,
   done: (data) => `Article ${fieldOf(data, 'id')} created (version 1) in folder ${fieldOf(data, 'parentFolderId')}; next: assign_folders_to_agent if no agent answers from that folder yet.`,
   errors: { 400: 'check the content fields and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -110,6 +112,7 @@ const updateArticle = defineTool({
   description: `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: articleAnswered,
   preview: previewUpdate,
   done: (data, input) => `Article ${input.articleId} updated, now version ${fieldOf(data, 'version')}.`,
   errors: { 404: NOT_FOUND },
@@ -123,6 +126,7 @@ const createDraft = defineTool({
   description: `Starts a reviewable revision of a live article (id from list_articles), live only after publish_article_draft. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/draft/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: articleAnswered,
   preview: previewCreateDraft,
   done: (data, input) =>
     `Draft ${fieldOf(data, 'id')} created from article ${input.articleId} (version ${fieldOf(data, 'originalArticleVersion')}); next: compare_article_draft, then publish_article_draft.`,
@@ -147,6 +151,7 @@ const publishDraft = defineTool({
     .passthrough(),
   // "Whether the publish route requires a body: not shown."
   route: { method: 'POST', path: '/v2/hc-articles/{articleId}/publish/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: draftPublished,
   output: articleRecord,
   preview: previewPublish,
   done: (data, input) => `Draft ${input.articleId} published: live article ${fieldOf(data, 'id')} is now at version ${fieldOf(data, 'version')}.`,
@@ -165,6 +170,7 @@ const moveArticle = defineTool({
   description: `Files an article under another folder. Ids from list_articles and list_folders. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/move/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: articleAnswered,
   preview: previewMoveArticle,
   done: (data, input) => `Article ${input.articleId} moved to folder ${fieldOf(data, 'parentFolderId')}; next: list_folders shows which agents answer from it.`,
   errors: { 404: NOT_FOUND, 400: 'parentFolderId must be a folder of this workspace (list_folders)' },
@@ -180,6 +186,7 @@ const deleteArticle = defineTool({
   description: 'Permanently deletes an article, live or draft; agents stop answering from it. Id from list_articles.',
   input: z.object({ articleId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-articles/{articleId}/public', payloadNotShown: [] },
+  keepMirror: articleDeleted,
   preview: previewDeleteArticle,
   done: (_data, input) => `Article ${input.articleId} deleted permanently.`,
   errors: { 404: NOT_FOUND },

@@ -14,6 +14,7 @@ import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilte
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
 import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 import { countFromMirror, mirrorAnswers } from './lib/mirror/answer.js';
+import { answerGenerated, conversationDeleted, feedbackGiven } from './lib/mirror/writes.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
@@ -316,6 +317,7 @@ const generateAnswer = defineTool({
     }),
   fallbacks: { botId: 'defaultBotId' },
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
+  keepMirror: answerGenerated,
   done: (data) => {
     const events = (data as { events?: Array<{ interactionId?: string }> }).events ?? [];
     return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
@@ -339,6 +341,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional(),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  keepMirror: feedbackGiven,
   output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {
@@ -357,6 +360,7 @@ const deleteConversation = defineTool({
   description: 'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
   input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
+  keepMirror: conversationDeleted,
   output: successShape,
   preview: async (input) => [
     `Deletes conversation ${input.interactionId} with all its events and feedback. This is permanent: no route restores it.`,

@@ -4,6 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { countOf, defined, fieldOf } from './lib/records.js';
 import { PASS_THROUGH } from './lib/inputs.js';
 import { previewAssignFolders, previewDeleteFolder, previewMoveFolder, previewUpdateFolder } from './lib/folder-effects.js';
+import { folderAnswered, folderDeleted, foldersAssigned } from './lib/mirror/writes.js';
 
 const NOT_FOUND = 'no folder with this id in this workspace (list_folders lists folder ids)';
 
@@ -36,6 +37,7 @@ const createFolder = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: folderAnswered,
   done: (data) => `Folder ${fieldOf(data, 'id')} created; next: assign_folders_to_agent so agents answer from it, create_article to fill it.`,
   errors: { 400: 'check name and that parentFolderId is a folder of this workspace (list_folders)' },
 });
@@ -49,6 +51,7 @@ const updateFolder = defineTool({
   description: `Renames a folder (id from list_folders); to move it use move_folder. ${PASS_THROUGH}`,
   input: z.object({ folderId: idInput(), name: z.string().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: folderAnswered,
   preview: previewUpdateFolder,
   done: (_data, input) => `Folder ${input.folderId} updated.`,
   errors: { 404: NOT_FOUND },
@@ -68,6 +71,7 @@ const moveFolder = defineTool({
     })
     .passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: folderAnswered,
   preview: previewMoveFolder,
   done: (_data, input) =>
     `Folder ${input.folderId} moved ${input.parentFolderId ? `under folder ${input.parentFolderId}` : 'to the top level'}; next: list_folders shows which agents answer from it now.`,
@@ -84,6 +88,7 @@ const deleteFolder = defineTool({
   description: 'Permanently deletes an empty folder and its agent assignments. Id from list_folders.',
   input: z.object({ folderId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-folders/{folderId}/public', payloadNotShown: [] },
+  keepMirror: folderDeleted,
   preview: previewDeleteFolder,
   done: (_data, input) => `Folder ${input.folderId} deleted permanently with its agent assignments.`,
   errors: { 404: NOT_FOUND, 400: 'the folder still holds articles or subfolders' },
@@ -103,6 +108,7 @@ const assignFolders = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest', payloadNotShown: [] },
+  keepMirror: foldersAssigned,
   preview: previewAssignFolders,
   done: (data) =>
     `Agent ${fieldOf(data, 'botId')} now answers from ${countOf(data, 'folderIds')} folder(s) (${countOf(data, 'added') || 'no new'} assignment(s) added); next: generate_answer to try it.`,

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { holdFor, LimiterRegistry, SlidingWindowLimiter } from '../../src/http/limiter.js';
+import { holdFor, LimiterRegistry, reservedSlots, SlidingWindowLimiter } from '../../src/http/limiter.js';
 
 const BUDGET = { limit: 5, windowMs: 1000 };
 const HOLD = holdFor(BUDGET); // 1000 + 200 + 1 %
@@ -87,6 +87,57 @@ describe('the in-process sliding window', () => {
     expect((cancelled.failed as Error).message).toBe('gave up');
     await vi.advanceTimersByTimeAsync(holdFor({ limit: 1, windowMs: 1000 }));
     expect(next.done).toBe(true);
+  });
+});
+
+describe("a person's call and a sync's pages", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_000_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('leaves a tenth of the budget to people: background requests stop short of it, a person takes it at once', async () => {
+    const budget = { limit: 20, windowMs: 1000 };
+    const limiter = new SlidingWindowLimiter(budget);
+    expect(reservedSlots(budget)).toBe(2);
+    const pages = Array.from({ length: 30 }, () => track(limiter.acquire(undefined, 'background')));
+    await flush();
+    expect(pages.filter((state) => state.done)).toHaveLength(18);
+    const person = track(limiter.acquire());
+    await flush();
+    expect(person.done).toBe(true);
+  });
+
+  it("serves every person's call waiting before any waiting page, whatever their order of arrival", async () => {
+    const limiter = new SlidingWindowLimiter({ limit: 2, windowMs: 1000 });
+    await limiter.acquire();
+    await limiter.acquire();
+    const order: string[] = [];
+    const waiting = [
+      limiter.acquire(undefined, 'background').then(() => order.push('page 1')),
+      limiter.acquire(undefined, 'background').then(() => order.push('page 2')),
+      limiter.acquire().then(() => order.push('person 1')),
+      limiter.acquire(undefined, 'background').then(() => order.push('page 3')),
+      limiter.acquire().then(() => order.push('person 2')),
+    ];
+    await vi.advanceTimersByTimeAsync(10 * holdFor({ limit: 2, windowMs: 1000 }));
+    await Promise.all(waiting);
+    expect(order).toEqual(['person 1', 'person 2', 'page 1', 'page 2', 'page 3']);
+  });
+
+  it('never lets any window see more than N starts with both kinds mixed', async () => {
+    const limiter = new SlidingWindowLimiter(BUDGET);
+    const starts: number[] = [];
+    const calls: Promise<void>[] = [];
+    for (let index = 0; index < 40; index++) {
+      await vi.advanceTimersByTimeAsync((index * 37) % 300);
+      calls.push(limiter.acquire(undefined, index % 3 ? 'background' : 'user').then(() => void starts.push(Date.now())));
+    }
+    await vi.advanceTimersByTimeAsync(60 * HOLD);
+    await Promise.all(calls);
+    for (let index = BUDGET.limit; index < starts.length; index++) expect(starts[index] - starts[index - BUDGET.limit]).toBeGreaterThanOrEqual(HOLD);
   });
 });
 
