@@ -14,6 +14,11 @@ import { gaps, merged, overlap, withRead, type HeldWindow, type Interval } from 
 
 /** The largest page the list route gives. */
 const PAGE_SIZE = 100;
+/**
+ * Pages between two compactions during a sync: appended rows stay uncompressed until one, so a
+ * long sync compacts as it goes and its memory peak stays that of 5,000 conversations.
+ */
+const PAGES_PER_COMPACTION = 50;
 
 export interface SyncWanted extends Interval {
   /** `always`: re-read the trailing SVC_MIRROR_REFRESH_DAYS now; `stale`: only when its last read is older than SVC_MIRROR_MAX_AGE_MS. */
@@ -148,6 +153,7 @@ class Sync {
       await this.mirror.apply(conversationChanges(botId, fresh, syncedAt));
       this.pages++;
       this.read += fresh.length;
+      if (this.pages % PAGES_PER_COMPACTION === 0) await this.mirror.settle();
       cursor = isRecord(page) && page.hasMore === true && typeof page.nextCursor === 'string' && page.nextCursor ? page.nextCursor : undefined;
       await this.progress.request(fresh.length, cursor ? this.estimate(plan) + 1 : this.estimate(plan));
     } while (cursor);
