@@ -8,6 +8,8 @@ import { holdingsOf, renderHoldings, type Holdings } from './lib/mirror/holdings
 import { heldWindows, syncWindow, type SyncReport } from './lib/mirror/sync.js';
 import { compactSchema, describeSchema } from './lib/mirror/tables.js';
 import { merged } from './lib/mirror/windows.js';
+import { explainTool } from './lib/explain/explain-tool.js';
+import { measureTool } from './lib/explain/measure-tool.js';
 
 /** What sync_workspace reads when no since is given, and query_workspace when the mirror holds nothing. */
 const DEFAULT_DAYS = 365;
@@ -152,8 +154,8 @@ async function mirrorStatus(context: ToolContext): Promise<Holdings | string> {
 
 export const analytics = defineGroup({
   name: 'analytics',
-  description: 'The workspace mirror: a local analytical copy answering questions without re-reading the API.',
-  tools: [syncTool, queryTool],
+  description: 'Answers over the whole workspace: its local mirror (sync, SQL), and why a metric moved or whether a change worked.',
+  tools: [syncTool, queryTool, explainTool, measureTool],
   resources: [
     {
       name: 'mirror-schema',

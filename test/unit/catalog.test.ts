@@ -23,7 +23,7 @@ const CONTRACT: Record<string, string[]> = {
   refine: ['get_refine_session', 'wait_for_refine_session'],
   testing: ['add_cases_to_criteria_group', 'start_test_set_run'],
   tags: ['create_tag'],
-  analytics: ['sync_workspace', 'query_workspace'],
+  analytics: ['sync_workspace', 'query_workspace', 'explain_change', 'measure_change'],
 };
 
 describe('catalog rules', () => {

@@ -9,6 +9,8 @@ export interface MirrorCount {
   until: number;
   filters: Pick<ConversationFilters, 'botId' | 'source' | 'channel'>;
   feedback?: 'negative' | 'positive';
+  /** Only conversations in which one of the agent's answers used this article. */
+  usedArticle?: string;
   /** Count the newest this many only. */
   max?: number;
 }
@@ -92,7 +94,7 @@ export async function matchingInMirror(mirror: WorkspaceMirror, request: MirrorC
 }
 
 /** The conversations a count takes, as SQL with its values bound: window, filters, feedback, and the newest `max`. */
-function pickedSql(request: MirrorCount): { sql: string; values: Array<string | number | string[]> } {
+export function pickedSql(request: MirrorCount): { sql: string; values: Array<string | number | string[]> } {
   const values: Array<string | number | string[]> = [request.since, request.until];
   const where = ['c."createdAt" BETWEEN epoch_ms(CAST($1 AS BIGINT)) AND epoch_ms(CAST($2 AS BIGINT))'];
   const bind = (value: string | number | string[]) => {
@@ -102,6 +104,11 @@ function pickedSql(request: MirrorCount): { sql: string; values: Array<string | 
   if (request.filters.botId !== undefined) where.push(`c."botId" = ${bind(request.filters.botId)}`);
   if (request.filters.source) where.push(`c.source IN (SELECT unnest(${bind(request.filters.source)}))`);
   if (request.filters.channel) where.push(`c.channel IN (SELECT unnest(${bind(request.filters.channel)}))`);
+  if (request.usedArticle !== undefined) {
+    where.push(
+      `EXISTS (SELECT 1 FROM used_articles u JOIN events a ON a.id = u."eventId" WHERE u."interactionId" = c.id AND a."interactionId" = c.id AND a.role = 'svcbot' AND u."articleId" = ${bind(request.usedArticle)})`,
+    );
+  }
   if (request.feedback) where.push(`EXISTS (SELECT 1 FROM events f WHERE f."interactionId" = c.id AND f.approved = ${request.feedback === 'positive' ? 'true' : 'false'})`);
   // An integer the input schema checked, so it is written as it is.
   const cut = request.max !== undefined ? ` ORDER BY c."createdAt" DESC, c.id LIMIT ${Math.trunc(request.max)}` : '';
