@@ -76,8 +76,11 @@ describe('explain_change', () => {
 
 describe('measure_change', () => {
   it("measures an article's last update on the conversations that used it, with an interval and a plain verdict", async () => {
-    const article = [...workspace().articles.values()].find((candidate) => !candidate.isDraft)!;
-    const result = await mirrored.call('measure_change', { articleId: article.id, days: 60 });
+    // The live article updated longest ago, with an after window that ends in the past: both servers read the same windows.
+    const article = [...workspace().articles.values()].filter((candidate) => !candidate.isDraft).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))[0];
+    const days = Math.min(60, Math.floor((Date.now() - Date.parse(article.updatedAt)) / DAY) - 1);
+    expect(days).toBeGreaterThan(0);
+    const result = await mirrored.call('measure_change', { articleId: article.id, days });
     const data = structured(result);
     const at = Date.parse(data.moment);
     const used = (conversation: Conversation) => conversation.events.some((event) => event.role === 'svcbot' && event.usedArticles.some((used) => used.id === article.id));
@@ -96,7 +99,7 @@ describe('measure_change', () => {
         .split('\n')
         .find((line) => !line.startsWith('Text inside <untrusted-data-')),
     ).toMatch(/^(No rated answer|The thumbs-down rate (rose|fell|moved))/);
-    const fromApi = structured(await direct.call('measure_change', { articleId: article.id, days: 60 }));
+    const fromApi = structured(await direct.call('measure_change', { articleId: article.id, days }));
     expect(fromApi.after).toEqual(data.after);
     expect(fromApi.before).toEqual(data.before);
   });

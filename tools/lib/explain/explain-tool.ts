@@ -4,7 +4,7 @@ import { clockNow, timeInput } from '../../../src/engine/inputs.js';
 import { channelEnum, conversationSource } from '../inputs.js';
 import { renderPassages, type Quote } from '../diff.js';
 import type { KnowledgeChange } from './knowledge-changes.js';
-import { DIMENSIONS, METRIC_WORDS, METRICS, movers, round, SMALL, valueOf, type Metric, type Mover, type MoverDimension } from './movers.js';
+import { DIMENSIONS, METRIC_WORDS, METRICS, movers, round, SMALL, metricValue, type Metric, type Mover, type MoverDimension } from './movers.js';
 import { tallyWindows } from './tallies.js';
 
 /** Movers shown per dimension; the rest are counted. */
@@ -54,15 +54,15 @@ async function explainChange(input: z.output<typeof explainInput>, context: Tool
   const figures = (window: { since: number; until: number }, tally: typeof later): WindowFigures => ({
     since: iso(window.since),
     until: iso(window.until),
-    value: valueOf(metric, tally.total),
+    value: metricValue(metric, tally.total),
     units: tally.total.units,
     conversations: tally.conversations,
   });
   const all = movers(metric, later, earlier);
   const shown = Object.fromEntries(DIMENSIONS.map((dimension) => [dimension, all[dimension].slice(0, TOP)])) as Record<MoverDimension, Mover[]>;
   const left = Object.fromEntries(DIMENSIONS.filter((dimension) => all[dimension].length > TOP).map((dimension) => [dimension, all[dimension].length - TOP]));
-  const nowValue = valueOf(metric, later.total);
-  const beforeValue = valueOf(metric, earlier.total);
+  const nowValue = metricValue(metric, later.total);
+  const beforeValue = metricValue(metric, earlier.total);
   return {
     metric,
     now: figures(now, later),

@@ -4,7 +4,7 @@ import { ToolFailure } from '../../../src/engine/errors.js';
 import { clockNow, DAY_MS, idInput, timeInput } from '../../../src/engine/inputs.js';
 import type { Quote } from '../diff.js';
 import { shownValue } from './explain-tool.js';
-import { round, SMALL, valueOf } from './movers.js';
+import { round, SMALL, metricValue } from './movers.js';
 import { lastUpdateOf, tallyWindows } from './tallies.js';
 
 const DEFAULT_DAYS = 14;
@@ -76,7 +76,7 @@ async function measureChange(input: z.output<typeof measureInput>, context: Tool
     conversations: tally.conversations,
     rated: tally.total.units,
     thumbsDown: tally.total.worth,
-    rate: valueOf('negativeRate', tally.total),
+    rate: metricValue('negativeRate', tally.total),
   });
   const [b, a] = [side(before, earlier), side(after, later)];
   const difference = a.rate === null || b.rate === null ? null : round(a.rate - b.rate);

@@ -86,7 +86,7 @@ function unitOf(metric: Metric, event: Record<string, unknown>): { worth: number
 }
 
 /** The metric over a tally: a rate or mean (null without units), or a count. */
-export function valueOf(metric: Metric, tally: Tally): number | null {
+export function metricValue(metric: Metric, tally: Tally): number | null {
   if (!METRIC_WORDS[metric].rate) return tally.worth;
   return tally.units > 0 ? round(tally.worth / tally.units) : null;
 }
@@ -109,7 +109,7 @@ export const SMALL = 30;
 
 /** Each dimension's groups with their part of the change, the largest part first. */
 export function movers(metric: Metric, now: WindowTally, before: WindowTally): Record<MoverDimension, Mover[]> {
-  const change = (valueOf(metric, now.total) ?? 0) - (valueOf(metric, before.total) ?? 0);
+  const change = (metricValue(metric, now.total) ?? 0) - (metricValue(metric, before.total) ?? 0);
   const rate = METRIC_WORDS[metric].rate;
   const result = {} as Record<MoverDimension, Mover[]>;
   for (const dimension of DIMENSIONS) {
@@ -122,8 +122,8 @@ export function movers(metric: Metric, now: WindowTally, before: WindowTally): R
       const mover: Mover = {
         id,
         name: later.name,
-        now: { units: round(later.units), value: valueOf(metric, later) },
-        before: { units: round(earlier.units), value: valueOf(metric, earlier) },
+        now: { units: round(later.units), value: metricValue(metric, later) },
+        before: { units: round(earlier.units), value: metricValue(metric, earlier) },
         part: round(part),
         share: change !== 0 ? round(part / change) : null,
       };
