@@ -8,6 +8,7 @@ import { reviewStory } from './review-story.js';
 import { knowledgeStory } from './knowledge-story.js';
 import { attributeStory } from './attribute-story.js';
 import { tokenStory } from './token-story.js';
+import { mirrorStory } from './mirror-story.js';
 
 const demo = await DemoSession.start({ elicitation: true });
 try {
@@ -17,6 +18,13 @@ try {
   await attributeStory(demo);
 } finally {
   await demo.close();
+}
+// A workspace with a year of traffic, unthrottled on both sides, for the mirror's questions.
+const analyst = await DemoSession.start({ elicitation: false, args: ['--sandbox-conversations', '20000', '--sandbox-rate-limit', 'off'] });
+try {
+  await mirrorStory(analyst);
+} finally {
+  await analyst.close();
 }
 const headless = await DemoSession.start({ elicitation: false });
 try {

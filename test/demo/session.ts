@@ -25,6 +25,8 @@ function builtBinary(): string {
 export interface SessionOptions {
   /** A client that asks its user (elicitation); without it, writes come back as previews with a confirmToken. */
   elicitation: boolean;
+  /** Flags after `--sandbox`, such as a bigger generated workspace. */
+  args?: string[];
 }
 
 /** A demo session: a real MCP client over stdio that prints what an assistant would see. */
@@ -35,7 +37,7 @@ export class DemoSession {
     const binary = builtBinary();
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [binary, '--sandbox'],
+      args: [binary, '--sandbox', ...(options.args ?? [])],
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'pretty', ...(process.env.NO_COLOR ? { NO_COLOR: '1' } : {}) },
       stderr: 'inherit',
@@ -69,8 +71,14 @@ export class DemoSession {
   async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}, maxLines = 14, outcome: 'success' | 'refusal' = 'success'): Promise<T> {
     // The demo plays the assistant: it never prints a secret it passes, just as the server never shows one back.
     console.log(cyan(`→ ${name} ${JSON.stringify(args, (_, value: unknown) => (isHidden(value) ? { ...value, value: '********' } : value))}`));
+    // A line a second at most: a year's sync sends one notification per page.
+    let printed = 0;
     const result = (await this.client.callTool({ name, arguments: args }, undefined, {
-      onprogress: (update) => console.log(dim(`   … ${update.message ?? `${update.progress}/${update.total ?? '?'}`}`)),
+      onprogress: (update) => {
+        if (Date.now() - printed < 1000) return;
+        printed = Date.now();
+        console.log(dim(`   … ${update.message ?? `${update.progress}/${update.total ?? '?'}`}`));
+      },
       timeout: 120_000,
     })) as CallToolResult;
     const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');

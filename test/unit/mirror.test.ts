@@ -11,6 +11,7 @@ import type { Change } from '../../src/mirror/schema.js';
 import { createLogger } from '../../src/log.js';
 import { MIRROR_TABLES } from '../../tools/lib/mirror/tables.js';
 import { RequestProgress } from '../../tools/lib/progress.js';
+import { gaps, withRead, type HeldWindow } from '../../tools/lib/mirror/windows.js';
 import type { ToolContext } from '../../src/engine/define.js';
 
 const SECRET = 'a-mirror-secret-of-at-least-32-chars!!';
@@ -173,5 +174,32 @@ describe('the progress of a long call', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the windows a mirror holds', () => {
+  it('after any reads, cover exactly what was read, without overlap, each instant as of its latest reading', () => {
+    const read = fc.record({ botId: fc.constantFrom('a', 'b'), since: fc.integer({ min: 0, max: 90 }), length: fc.integer({ min: 0, max: 30 }) });
+    fc.assert(
+      fc.property(fc.array(read, { maxLength: 12 }), (reads) => {
+        let held: HeldWindow[] = [];
+        const latest = new Map<string, number>();
+        reads.forEach((entry, time) => {
+          const window = { botId: entry.botId, since: entry.since, until: entry.since + entry.length, syncedAt: time };
+          held = withRead(held, window);
+          for (let instant = window.since; instant <= window.until; instant++) latest.set(`${entry.botId}@${instant}`, time);
+        });
+        for (const botId of ['a', 'b']) {
+          const own = held.filter((window) => window.botId === botId).sort((x, y) => x.since - y.since);
+          for (let index = 1; index < own.length; index++) expect(own[index].since).toBeGreaterThan(own[index - 1].until);
+          for (let instant = 0; instant <= 121; instant++) {
+            const covering = own.find((window) => window.since <= instant && instant <= window.until);
+            expect(covering?.syncedAt).toBe(latest.get(`${botId}@${instant}`));
+          }
+          expect(gaps({ since: 0, until: 121 }, own).every((gap) => !latest.has(`${botId}@${gap.since}`))).toBe(true);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });

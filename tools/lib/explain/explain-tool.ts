@@ -106,7 +106,8 @@ function renderExplanation(data: unknown, quote: Quote): string {
     lines.push('', `By ${dimension}: part of change | now | before`);
     for (const mover of list) {
       const name = dimension === 'agent' || dimension === 'article' ? quote(mover.name) : mover.name;
-      const share = mover.share === null ? '' : ` (${Math.round(mover.share * 100)}%)`;
+      // A share beyond the whole means groups moved against each other: the part in points says it better.
+      const share = mover.share === null || Math.abs(mover.share) > 1 ? '' : ` (${Math.round(mover.share * 100)}%)`;
       lines.push(
         `- ${name}${dimension === 'article' && mover.id !== mover.name ? ` ${mover.id}` : ''}: ${shownPart(metric, mover.part)}${share} | ${shownValue(metric, mover.now.value)} of ${mover.now.units} | ${shownValue(metric, mover.before.value)} of ${mover.before.units}${mover.small ? ' | small sample' : ''}`,
       );

@@ -130,7 +130,8 @@ class Sync {
   private async readAgents(): Promise<Agent[]> {
     const agents = records(await this.call('list_agents', {}));
     this.mirror.verifiedAt = Date.now();
-    await this.progress.request();
+    // Counted, not announced: the first notification comes with the plan's estimate, after the first page.
+    this.progress.counted();
     await this.mirror.apply([listed(AGENTS, agents, (agent) => ({ record: agent }))]);
     return agents.map((agent) => ({ botId: String(agent.id), agentName: typeof agent.name === 'string' && agent.name.trim() ? agent.name : null }));
   }
@@ -179,7 +180,7 @@ class Sync {
         window,
         this.held.filter((held) => held.botId === botId && held.syncedAt >= this.now),
       );
-      const density = this.density.get(botId);
+      const density = this.density.get(botId) ?? this.averageDensity();
       for (const part of unread) {
         for (const slice of splitWindow(part.since, part.until)) {
           const expected = density && density.ms > 0 ? (density.conversations / density.ms) * (slice.until - slice.since + 1) : 0;
@@ -190,7 +191,10 @@ class Sync {
     return pages;
   }
 
-  /** Densities from what the mirror already holds: a re-read or an older agent's new window starts from a good guess. */
+  /**
+   * Densities from what the mirror already holds: a re-read or an older agent's new window starts
+   * from a good guess. An agent with nothing held yet is guessed at the average of the others.
+   */
   private async learnDensity(agents: Agent[]): Promise<void> {
     const counts = await this.mirror.rows('SELECT "botId", CAST(count(*) AS DOUBLE) AS n FROM conversations GROUP BY "botId"');
     for (const { botId } of agents) {
@@ -198,6 +202,12 @@ class Sync {
       const conversations = Number(counts.find((row) => row.botId === botId)?.n ?? 0);
       if (ms > 0) this.density.set(botId, { conversations, ms });
     }
+  }
+
+  private averageDensity(): { conversations: number; ms: number } | undefined {
+    const known = [...this.density.values()];
+    if (known.length === 0) return undefined;
+    return { conversations: known.reduce((sum, entry) => sum + entry.conversations, 0), ms: known.reduce((sum, entry) => sum + entry.ms, 0) };
   }
 
   private call(tool: string, input: Record<string, unknown>): Promise<unknown> {

@@ -58,5 +58,13 @@ export function withRead(held: readonly HeldWindow[], read: HeldWindow): HeldWin
     for (const rest of gaps(window, [read])) kept.push({ ...window, ...rest });
   }
   kept.push(read);
-  return kept.sort((a, b) => a.since - b.since);
+  kept.sort((a, b) => a.since - b.since);
+  // Slices one sync read side by side are one window read at one time.
+  const joined: HeldWindow[] = [];
+  for (const window of kept) {
+    const last = joined.findLast((candidate) => candidate.botId === window.botId);
+    if (last && last.syncedAt === window.syncedAt && last.until + 1 === window.since) last.until = window.until;
+    else joined.push({ ...window });
+  }
+  return joined;
 }
