@@ -14,6 +14,7 @@ import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilte
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
 import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 import { countFromMirror, mirrorAnswers } from './lib/mirror/answer.js';
+import { MirrorUnavailable } from '../src/mirror/database.js';
 import { answerGenerated, conversationDeleted, feedbackGiven } from './lib/mirror/writes.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
@@ -252,14 +253,21 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
   const previous = input.compareTo ? { since: 2 * since - until - 1, until: since - 1, stats: new ConversationStats(dimensions, cross) } : undefined;
   const stats = new ConversationStats(dimensions, cross);
   const filters = filtersOf(input);
-  const fromMirror = mirrorAnswers(context, filters)
-    ? await countFromMirror(context, { dimensions, filters, feedback: input.feedback, max: input.maxConversations, windows: [...(previous ? [previous] : []), { since, until, stats }] }, 'Count')
-    : undefined;
-  const summary =
-    fromMirror ??
-    (await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
-      (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
-    ));
+  const windows = [...(previous ? [previous] : []), { since, until, stats }];
+  let summary: ScanSummary | undefined;
+  let unavailable: string | undefined;
+  if (mirrorAnswers(context, filters)) {
+    try {
+      summary = await countFromMirror(context, { dimensions, filters, feedback: input.feedback, max: input.maxConversations, windows }, 'Count');
+    } catch (error) {
+      if (!(error instanceof MirrorUnavailable)) throw error;
+      unavailable = `The workspace mirror cannot run here (${error.message}); counted from the API.`;
+    }
+  }
+  summary ??= await scanConversations(context, scanRequest(input, { since: previous?.since ?? since, until }, 'Count', input.maxConversations), (item) =>
+    (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
+  );
+  if (unavailable) summary.note = `${unavailable} ${summary.note ?? ''}`.trim();
   const counted = stats.result();
   const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
   if (previous) {

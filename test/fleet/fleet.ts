@@ -5,7 +5,7 @@ import { caller, type Connection } from '../support/harness.js';
 import { freePort } from '../support/network.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { startRedis, type RedisServer } from '../support/redis.js';
-import { startHaproxy, type Haproxy } from './haproxy.js';
+import { startHaproxy, type Balance, type Haproxy } from './haproxy.js';
 
 /** Three (or n) stateless nodes on one Redis behind HAProxy, serving a sandbox. */
 export interface Fleet {
@@ -18,7 +18,7 @@ export interface Fleet {
 export const FLEET_SECRET = 'fleet-test-secret-shared-by-every-node';
 
 /** `proxyPort`: chosen by the caller when the nodes must know the proxy's address (SVC_PUBLIC_URL for OAuth). */
-export async function startFleet(sandbox: Sandbox, options: { nodes: number; env?: Record<string, string>; proxyPort?: number }): Promise<Fleet> {
+export async function startFleet(sandbox: Sandbox, options: { nodes: number; env?: Record<string, string>; proxyPort?: number; balance?: Balance }): Promise<Fleet> {
   const redis = await startRedis();
   const proxyPort = options.proxyPort ?? (await freePort());
   const env = {
@@ -28,6 +28,8 @@ export async function startFleet(sandbox: Sandbox, options: { nodes: number; env
     SVC_REDIS_URL: redis.url,
     SVC_STATELESS: 'true',
     SVC_CONFIRM_SECRET: FLEET_SECRET,
+    // The suites that are not about the mirror count what reaches the upstream request by request.
+    SVC_MIRROR: 'off',
     ...options.env,
   };
   const started = await Promise.allSettled(Array.from({ length: options.nodes }, () => startHttpServerProcess({ env })));
@@ -39,6 +41,7 @@ export async function startFleet(sandbox: Sandbox, options: { nodes: number; env
     proxy = await startHaproxy(
       proxyPort,
       nodes.map((node) => node.port),
+      options.balance ?? 'roundrobin',
     );
   } catch (error) {
     await Promise.all(nodes.map((node) => node.stop()));

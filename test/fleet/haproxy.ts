@@ -16,12 +16,20 @@ function haproxyInstalled(): boolean {
 }
 
 /**
- * The configuration the README documents for a fleet, with the listener and node ports filled in:
- * round-robin over stateless nodes, readiness checks on /readyz (a draining node leaves the
- * rotation), and retries only where nothing reached a node (connection refused) or a node said
- * it did nothing (503 while draining), so a write is never sent twice.
+ * How requests are spread: one node per key (a hash of the Authorization header), so a workspace
+ * is read into one node's mirror once, as src/fleet/FLEET.md recommends; or round-robin, which the
+ * suites that prove what holds across nodes (a task read through another node, a token sent
+ * through another) use.
  */
-export function haproxyConfig(listenPort: number, nodePorts: number[]): string {
+export type Balance = 'hdr(Authorization)' | 'roundrobin';
+
+/**
+ * The configuration src/fleet/FLEET.md documents for a fleet, with the listener and node ports
+ * filled in: stateless nodes, readiness checks on /readyz (a draining node leaves the rotation),
+ * and retries only where nothing reached a node (connection refused) or a node said it did
+ * nothing (503 while draining), so a write is never sent twice.
+ */
+export function haproxyConfig(listenPort: number, nodePorts: number[], balance: Balance = 'hdr(Authorization)'): string {
   return `global
   maxconn 2048
 
@@ -42,7 +50,9 @@ frontend mcp
   default_backend nodes
 
 backend nodes
-  balance roundrobin
+  balance ${balance}
+  # A key keeps its node while the nodes stay the same, and moves little when one leaves.
+  hash-type consistent
   option httpchk GET /readyz
   http-check expect status 200
   timeout check 2s
@@ -54,10 +64,10 @@ ${nodePorts.map((port, index) => `  server node${index + 1} 127.0.0.1:${port} ch
 }
 
 /** Runs `haproxy` in the foreground with that configuration on `port` and waits until it serves. */
-export async function startHaproxy(port: number, nodePorts: number[]): Promise<Haproxy> {
+export async function startHaproxy(port: number, nodePorts: number[], balance?: Balance): Promise<Haproxy> {
   if (!haproxyInstalled()) throw new Error('haproxy is not installed: the fleet tests need it (apt-get install -y haproxy; .ci/run installs it)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-haproxy-'));
-  const config = haproxyConfig(port, nodePorts);
+  const config = haproxyConfig(port, nodePorts, balance);
   const file = path.join(dir, 'haproxy.cfg');
   writeFileSync(file, config);
   const check = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildCli, ENTRY_NAME } from './build.js';
@@ -44,6 +44,8 @@ async function buildOnce(): Promise<string> {
   // Built aside, then moved in one step: a worker racing this one uses whichever build lands first.
   const staging = `${folder}.${process.pid}.${Date.now()}`;
   await buildCli(staging);
+  // The mirror's native engine is not in the bundle: it loads from node_modules, as in an installed package.
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(staging, 'node_modules'), 'dir');
   try {
     renameSync(staging, folder);
   } catch {

@@ -1,5 +1,4 @@
 import type { ToolContext } from '../../../src/engine/define.js';
-import { MirrorUnavailable } from '../../../src/mirror/database.js';
 import type { WorkspaceMirror } from '../../../src/mirror/mirror.js';
 import type { Dimension, ScanSummary } from '../../../src/views/results.js';
 import type { ConversationFilters } from '../scan.js';
@@ -28,19 +27,13 @@ export function mirrorAnswers(context: ToolContext, filters: ConversationFilters
 
 /**
  * Counts from the workspace mirror, first bringing it up to date for the span the windows cover
- * (what it does not hold yet, and its trailing days when their last reading is too old). Undefined
- * where the engine cannot load on this platform: the caller reads the API instead.
+ * (what it does not hold yet, and its trailing days when their last reading is too old). Where the
+ * engine cannot load on this platform (MirrorUnavailable), the caller reads the API instead.
  */
-export async function countFromMirror(context: ToolContext, ask: StatsAsk, verb: string): Promise<ScanSummary | undefined> {
+export async function countFromMirror(context: ToolContext, ask: StatsAsk, verb: string): Promise<ScanSummary> {
   const access = context.mirror!;
   const dropped = access.dropped();
-  let mirror: WorkspaceMirror;
-  try {
-    mirror = await access.open();
-  } catch (error) {
-    if (error instanceof MirrorUnavailable) return undefined;
-    throw error;
-  }
+  const mirror: WorkspaceMirror = await access.open();
   const span = { since: Math.min(...ask.windows.map((window) => window.since)), until: Math.max(...ask.windows.map((window) => window.until)) };
   const report = await syncWindow(context, mirror, { ...span, refresh: 'stale', verb });
   const feedback = ask.feedback === 'any' ? undefined : ask.feedback;
