@@ -31,10 +31,17 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 - Deletes (delete_conversation, delete_article, delete_folder) are permanent; delete_conversation reports success even for unknown ids.
 
 ## Workflows
-- Count before reading: conversation_stats {since: "90d", groupBy: ["agent", "source"]} gives answers, thumbs up/down, unresolved negatives, CSAT and escalations per group; export_conversations returns the conversations, each naming its agent (botId, agentName).
+- Count before reading: conversation_stats {since: "90d", groupBy: ["agent", "source"]} gives answers, thumbs up/down, unresolved negatives, CSAT and escalations per group (also by month or quarter); export_conversations returns the conversations, each naming its agent (botId, agentName).
+- Why a rate moved: explain_change {since: "7d"}; whether a change helped: measure_change {articleId} or {at}.
 - Review negative feedback: export_conversations {since: "7d", feedback: "negative"} then read the events, or use the triage_negative_answers prompt.
 - Try the agent: generate_answer {botId, content} starts a conversation; pass interactionId to continue it; the reply lists the articles it used.
 - Record a rating: give_feedback {interactionId, eventId, approved: false}.
+
+## The workspace mirror (unless SVC_MIRROR=off)
+- A local copy of the workspace, read once through the rate budget: conversation_stats, query_workspace, explain_change and measure_change answer from it, reading first only what it lacks (and the last SVC_MIRROR_REFRESH_DAYS again when older than a few minutes). Results from it say so and give asOf.
+- sync_workspace {since} reads a window ahead (a year of a busy workspace takes minutes at 100 requests a minute; it runs as an MCP task on request, and a cancelled sync keeps what it read).
+- query_workspace runs one read-only SQL SELECT (DuckDB) over its tables; svc://mirror/schema lists them, svc://mirror/status says what is held and when it was read.
+- Text filters (question, answer) and the CSAT filter are the API's own matching: conversation_stats with one of them reads the API.
 
 ## Knowledge
 - Import pages: ingest_sources {documentIdsToAdd: [urls], wait: true} (source web is the default; provider sources take source ids, never URLs). wait_for_sources {sourceIds} waits later; each FAILED source's error says why.
