@@ -38,7 +38,7 @@ const LOAD_MS = 6000;
 const DAY_MS = 86_400_000;
 const SLICE_MS = 90 * DAY_MS;
 
-/** `npm run bench -- http scale` runs those sections alone: cold, stdio, http, context, strict, scale. */
+/** `npm run bench -- http scale` runs those sections alone: cold, stdio, http, context, strict, scale, mirror. */
 const sections = new Set(process.argv.slice(2));
 const wanted = (section: string) => sections.size === 0 || sections.has(section);
 
@@ -406,7 +406,8 @@ if (wanted('scale')) {
     const scaled = await startSandbox({ conversations, rateLimit: 'off' });
     const row: ScaleRow = (scale[conversations] = { ratio: [], perConversation: [], peak: [], requests: [], floor: 0 });
     for (let round = 0; round < ROUNDS; round++) {
-      const server = await startStdio('svc-mcp', { upstream: scaled });
+      // The scan as it reads the API (the mirror, which keeps what it reads, has its own section below).
+      const server = await startStdio('svc-mcp', { upstream: scaled, env: { SVC_MIRROR: 'off' } });
       scaled.clearRequests();
       const started = performance.now();
       const result = (await server.client.callTool({ name: 'conversation_stats', arguments: { since: '365d' } }, undefined, { timeout: 600_000, resetTimeoutOnProgress: true })) as CallToolResult;
@@ -434,6 +435,57 @@ if (wanted('scale')) {
         `  ${n.toLocaleString('en')} conversations: requests ${figure(`scaleRequests${n}`, scale[n].requests, String)} against a floor of ${scale[n].floor}: ${ratioFigure(`scaleRequestRatio${n}`, scale[n].ratio, { most: 1.1 })}; time per conversation ${figure(`scalePerConversation${n}`, scale[n].perConversation, us)}; peak RSS (VmHWM) ${figure(`scalePeakRss${n}`, scale[n].peak, mb)}`,
     ),
     `  time per conversation at 100,000 against 10,000: ${ratioFigure('scaleTimeRatio', timeRatio, { most: 1.3 })}; peak RSS growth from 10,000 to 100,000 ${figure('scalePeakGrowth', growth, mb)} (target <= 60 MB: ${verdict(median(growth) <= 60)})`,
+  );
+}
+
+// ---- 7. the workspace mirror at 100,000 conversations ------------------------------------------
+
+if (wanted('mirror')) {
+  const MIRROR_N = 100_000;
+  const QUESTIONS = 20;
+  const scaled = await startSandbox({ conversations: MIRROR_N, rateLimit: 'off' });
+  const pages = () => scaled.requests.filter((request) => request.path === '/v2/bots/public' || request.path === '/v2/hc-interactions/public').length;
+  const row = { ratio: [] as number[], growth: [] as number[], drift: [] as number[], stats: [] as number[], query: [] as number[], beyond: [] as number[], syncSeconds: [] as number[] };
+  const sql = `SELECT a.name, strftime(c."createdAt", '%Y-%m') AS month, count(*) AS answers, count(*) FILTER (WHERE e.approved = false) AS "thumbsDown"
+    FROM conversations c JOIN events e ON e."interactionId" = c.id JOIN agents a ON a.id = c."botId" WHERE e.role = 'svcbot' GROUP BY ALL ORDER BY 1, 2`;
+  for (let round = 0; round < ROUNDS; round++) {
+    const server = await startStdio('svc-mcp', { upstream: scaled, probe: true, env: { SVC_MIRROR: 'memory' } });
+    await server.client.listTools();
+    const idle = (await server.memory()).rss;
+    scaled.clearRequests();
+    const started = performance.now();
+    const sync = (await server.client.callTool({ name: 'sync_workspace', arguments: {} }, undefined, { timeout: 900_000, resetTimeoutOnProgress: true })) as CallToolResult;
+    row.syncSeconds.push((performance.now() - started) / 1000);
+    if (sync.isError) throw new Error(`sync_workspace failed: ${JSON.stringify(sync.content)}`);
+    const until = Date.now();
+    row.ratio.push(pages() / requestFloor(scaled, until - 365 * DAY_MS, until));
+    const synced = (await server.memory()).rss;
+    row.growth.push(synced - idle);
+    scaled.clearRequests();
+    const statsTimes: number[] = [];
+    const queryTimes: number[] = [];
+    let first = 0;
+    for (let question = 0; question < QUESTIONS; question++) {
+      let at = performance.now();
+      const stats = (await server.client.callTool({ name: 'conversation_stats', arguments: { since: '365d', groupBy: ['agent', 'month'] } })) as CallToolResult;
+      statsTimes.push(performance.now() - at);
+      at = performance.now();
+      const query = (await server.client.callTool({ name: 'query_workspace', arguments: { sql } })) as CallToolResult;
+      queryTimes.push(performance.now() - at);
+      if (stats.isError || query.isError) throw new Error(`a question failed: ${JSON.stringify([stats.content, query.content])}`);
+      if (question === 0) first = (await server.memory()).rss;
+    }
+    row.drift.push((await server.memory()).rss - first);
+    row.beyond.push(scaled.requests.filter((request) => request.path.startsWith('/v2')).length);
+    row.stats.push(median(statsTimes));
+    row.query.push(median(queryTimes));
+    await server.close();
+  }
+  await scaled.close();
+  say(
+    `the workspace mirror at ${MIRROR_N.toLocaleString('en')} conversations (svc-mcp over stdio, budget lifted, a fresh process per round):`,
+    `  first sync of 365 days: conversation requests against the floor ${ratioFigure('mirrorSyncRatio', row.ratio, { most: 1.05 })}, in ${figure('mirrorSyncSeconds', row.syncSeconds, (value) => `${value.toFixed(1)} s`)}; RSS growth ${figure('mirrorRssGrowth', row.growth, mb)} (target <= 200 MB: ${verdict(median(row.growth) <= 200)})`,
+    `  then ${QUESTIONS} rounds of questions: conversation_stats by agent and month p50 ${figure('mirrorStatsP50', row.stats, ms)} (target < 300 ms: ${verdict(median(row.stats) < 300)}), query_workspace GROUP BY p50 ${figure('mirrorQueryP50', row.query, ms)} (target < 300 ms: ${verdict(median(row.query) < 300)}); upstream requests ${figure('mirrorRequestsAfter', row.beyond, String)} (target 0: ${verdict(Math.max(...row.beyond) === 0)}); RSS from the first question to the last ${figure('mirrorRssDrift', row.drift, mb)} (flat: target < 2 MB: ${verdict(median(row.drift) < 2)})`,
   );
 }
 

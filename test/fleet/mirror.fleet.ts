@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequests } from '../support/harness.js';
+import { apiRequests, connect, sandboxEnv, waitFor } from '../support/harness.js';
 import { structured, useSandbox } from '../support/fixture.js';
 import { connectThroughProxy, startFleet, type Fleet } from './fleet.js';
 
@@ -45,5 +45,49 @@ describe('a fleet with the mirror', () => {
     const read = pages();
     expect(new Set(read.map((request) => `${request.query.botId}|${request.query.since}|${request.query.cursor ?? ''}`)).size).toBe(read.length);
     expect(new Set(counts).size).toBe(1);
+  });
+});
+
+describe('a sync against a strict upstream, on real time', () => {
+  const strict = useSandbox({ conversations: 4000, rateLimit: { limit: 20, windowMs: 2000 } });
+
+  it("costs no 429, lets a person's call through at once, and keeps what it read when cancelled", async () => {
+    const connection = await connect({ env: { ...sandboxEnv(strict), SVC_MIRROR: 'memory', SVC_RATE_LIMIT: '20/2s' } });
+    try {
+      strict.clearRequests();
+      const controller = new AbortController();
+      const sync = connection.call('sync_workspace', {}, { signal: controller.signal, timeout: 120_000 }).catch((error: unknown) => error);
+      // Once the sync has spent the first window's budget, a person's call goes ahead of every waiting page.
+      await waitFor(() => strict.requests.filter((request) => request.path === '/v2/hc-interactions/public').length >= 15, 'the sync to spend its first window');
+      const started = Date.now();
+      structured(await connection.call('list_agents', {}));
+      const waited = Date.now() - started;
+      // Its own cost plus at most one page: the reserve keeps a slot free for it (a page here takes well under 500 ms).
+      expect(waited).toBeLessThan(500);
+      await waitFor(() => strict.requests.filter((request) => request.path === '/v2/hc-interactions/public').length >= 25, 'more pages', 30_000);
+      controller.abort();
+      await sync;
+      const read = strict.requests.filter((request) => request.path === '/v2/hc-interactions/public').length;
+      expect(strict.requests.filter((request) => request.status === 429)).toHaveLength(0);
+      const status = await connection.client.readResource({ uri: 'svc://mirror/status' });
+      const held = Number(/^Held: (\d+) conversations/m.exec(String((status.contents[0] as { text: string }).text))?.[1]);
+      expect(held).toBeGreaterThan(0);
+      // The next sync reads what the cancelled one did not: fewer pages than a sync from nothing.
+      strict.clearRequests();
+      structured(await connection.call('sync_workspace', {}, { timeout: 120_000 }));
+      const rest = strict.requests.filter((request) => request.path === '/v2/hc-interactions/public').length;
+      expect(strict.requests.filter((request) => request.status === 429)).toHaveLength(0);
+      expect(rest).toBeGreaterThan(0);
+      // A sync from nothing, on a fresh server: the resumed one read less than that.
+      const fresh = await connect({ env: { ...sandboxEnv(strict), SVC_MIRROR: 'memory', SVC_RATE_LIMIT: '20/2s' } });
+      strict.clearRequests();
+      structured(await fresh.call('sync_workspace', {}, { timeout: 120_000 }));
+      await fresh.close();
+      const whole = strict.requests.filter((request) => request.path === '/v2/hc-interactions/public').length;
+      expect(rest).toBeLessThan(whole);
+      expect(read + rest).toBeGreaterThanOrEqual(whole);
+    } finally {
+      await connection.close();
+    }
   });
 });

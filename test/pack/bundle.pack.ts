@@ -5,6 +5,7 @@ import path from 'node:path';
 import { getMcpConfigForManifest, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { catalog } from '../../tools/index.js';
 import { pack } from '../support/pack.js';
@@ -46,8 +47,12 @@ describe('MCP Bundle', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
+      // The bundle carries no native engine: it runs with the workspace mirror off, and lists no tool that needs it.
+      expect(host!.env?.SVC_MIRROR).toBe('off');
+      const expected = catalog.flatMap((group) => group.tools.filter((tool) => !tool.needsMirror).map((tool) => tool.name)).sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
+      const stats = (await client.callTool({ name: 'conversation_stats', arguments: { since: '30d' } })) as CallToolResult;
+      expect(stats.isError, JSON.stringify(stats.content)).toBeFalsy();
       const { contents } = await client.readResource({ uri: 'ui://svc-mcp/stats' });
       expect(contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app', text: expect.stringContaining('<html') });
     } finally {

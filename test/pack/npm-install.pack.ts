@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../tools/index.js';
@@ -57,6 +58,10 @@ describe('npm package', () => {
       const { tools } = await client.listTools();
       const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
+      // The mirror's native engine loads from the installed package's own dependencies.
+      const synced = (await client.callTool({ name: 'sync_workspace', arguments: { since: '30d' } })) as CallToolResult;
+      expect(synced.isError, JSON.stringify(synced.content)).toBeFalsy();
+      expect((synced.structuredContent as { conversations: number }).conversations).toBeGreaterThan(0);
     } finally {
       await client.close();
     }

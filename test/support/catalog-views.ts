@@ -7,9 +7,16 @@ export function defaultToolList() {
   return [...toolListing(catalog, loadConfig(['--sandbox'], {}), false)].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The manifest's tool list: every catalog tool with its description. */
+/**
+ * The manifest's tool list: every catalog tool the one-click bundle serves, with its description.
+ * The bundle carries no native engine, so it runs with the workspace mirror off (its manifest sets
+ * SVC_MIRROR=off) and lists none of the tools that work on the mirror alone.
+ */
 export function manifestTools() {
-  return catalog.flatMap((group) => group.tools).map((tool) => ({ name: tool.name, description: tool.description }));
+  return catalog
+    .flatMap((group) => group.tools)
+    .filter((tool) => !tool.needsMirror)
+    .map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
 /**

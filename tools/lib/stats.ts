@@ -65,8 +65,8 @@ export const emptyTally = (): Tally => ({
   negativeArticles: new Map(),
 });
 
-/** The figures of one conversation, as the definitions above count them. */
-function tallyOf(conversation: Record<string, unknown>): Tally {
+/** The figures of one conversation, as the definitions above count them (the mirror keeps them per conversation). */
+export function tallyOf(conversation: Record<string, unknown>): Tally {
   const tally = emptyTally();
   tally.conversations = 1;
   const events = Array.isArray(conversation.events) ? conversation.events.filter(isRecord) : [];

@@ -28,46 +28,40 @@ const KEY_SQL: Record<Dimension, string> = {
 
 /**
  * Counts a window's conversations in the mirror into `stats`, with the same figures, by the same
- * definitions, as a scan of the API counts them (tools/lib/stats.ts): the SQL gives each group's
- * sums, `ConversationStats.addCounted` does the rest, so the rates, the top articles and the
- * comparison come from the one code. Only agents the workspace lists now are counted, each
- * conversation under the agent it was listed for. Returns how many conversations were counted.
+ * definitions, as a scan of the API counts them: each conversation's figures were counted by that
+ * same code (tallyOf) when it was read, the SQL sums them per group, and `ConversationStats.addCounted`
+ * does the rest, so the rates, the top articles and the comparison come from the one code. Only
+ * agents the workspace lists now are counted, each conversation under the agent it was listed for.
+ * Returns how many conversations were counted.
  */
 export async function countInMirror(mirror: WorkspaceMirror, dimensions: readonly Dimension[], request: MirrorCount, stats: ConversationStats): Promise<number> {
   const { sql: picked, values } = pickedSql(request);
   const keys = dimensions.map((dimension, index) => `${KEY_SQL[dimension]} AS k${index}`);
   const keyNames = dimensions.map((_dimension, index) => `k${index}`);
-  const groupBy = keyNames.length ? `GROUP BY ${keyNames.join(', ')}` : '';
+  const groupBy = (...more: string[]) => ([...keyNames, ...more].length ? `GROUP BY ${[...keyNames, ...more].join(', ')}` : '');
+  const select = (...more: string[]) => [...keys, ...more].join(', ');
   const sums = await mirror.rows(
-    `WITH p AS (${picked}) SELECT ${[...keys, 'any_value(p."agentName") AS "agentName"'].join(', ')},
-       CAST(count(DISTINCT p.id) AS DOUBLE) AS conversations,
-       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.type = 'message') AS DOUBLE) AS answers,
-       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = true) AS DOUBLE) AS "thumbsUp",
-       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = false) AS DOUBLE) AS "thumbsDown",
-       CAST(count(*) FILTER (WHERE e.role = 'svcbot' AND e.approved = false AND e.resolved IS DISTINCT FROM true) AS DOUBLE) AS "unresolvedNegative",
-       CAST(count(e."csatRating") AS DOUBLE) AS "csatCount",
-       CAST(coalesce(sum(e."csatRating"), 0) AS DOUBLE) AS "csatSum",
-       CAST(count(*) FILTER (WHERE e.type = 'silent_escalation') AS DOUBLE) AS escalations
-     FROM p LEFT JOIN events e ON e."interactionId" = p.id ${groupBy}`,
+    `WITH p AS (${picked}) SELECT ${select(
+      'any_value(p."agentName") AS "agentName"',
+      'CAST(count(*) AS DOUBLE) AS conversations',
+      ...SUMMED.map((figure) => `CAST(coalesce(sum(f."${figure}"), 0) AS DOUBLE) AS "${figure}"`),
+    )} FROM p LEFT JOIN conversation_figures f ON f.id = p.id ${groupBy()}`,
     values,
   );
   const ratings = await mirror.rows(
-    `WITH p AS (${picked}) SELECT ${[...keys, 'e."csatRating" AS rating', 'CAST(count(*) AS DOUBLE) AS times'].join(', ')}
-     FROM p JOIN events e ON e."interactionId" = p.id WHERE e."csatRating" IS NOT NULL GROUP BY ${[...keyNames, 'rating'].join(', ')}`,
+    `WITH p AS (${picked}) SELECT ${select('r.rating AS rating', 'CAST(sum(r.times) AS DOUBLE) AS times')} FROM p JOIN csat_ratings r ON r."interactionId" = p.id ${groupBy('r.rating')}`,
     values,
   );
   const articles = await mirror.rows(
-    `WITH p AS (${picked}) SELECT ${[...keys, 'u."articleId" AS id', 'min(u.title) AS title', 'CAST(count(*) AS DOUBLE) AS times'].join(', ')}
-     FROM p JOIN events e ON e."interactionId" = p.id AND e.role = 'svcbot' AND e.approved = false
-       JOIN used_articles u ON u."interactionId" = p.id AND u."eventId" = e.id
-     GROUP BY ${[...keyNames, 'u."articleId"'].join(', ')}`,
+    `WITH p AS (${picked}) SELECT ${select('a."articleId" AS id', 'min(a.title) AS title', 'CAST(sum(a.times) AS DOUBLE) AS times')} FROM p JOIN negative_articles a ON a."interactionId" = p.id ${groupBy('a."articleId"')}`,
     values,
   );
   const cellOf = (row: Record<string, unknown>) => JSON.stringify(keyNames.map((name) => row[name]));
   const tallies = new Map<string, { row: Record<string, unknown>; tally: Tally }>();
   for (const row of sums) {
     const tally = emptyTally();
-    for (const figure of ['conversations', 'answers', 'thumbsUp', 'thumbsDown', 'unresolvedNegative', 'csatCount', 'csatSum', 'escalations'] as const) tally[figure] = Number(row[figure]);
+    tally.conversations = Number(row.conversations);
+    for (const figure of SUMMED) tally[figure] = Number(row[figure]);
     if (tally.conversations > 0) tallies.set(cellOf(row), { row, tally });
   }
   for (const row of ratings) tallies.get(cellOf(row))?.tally.csatRatings.set(Number(row.rating), Number(row.times));
@@ -85,6 +79,9 @@ export async function countInMirror(mirror: WorkspaceMirror, dimensions: readonl
   }
   return counted;
 }
+
+/** The per-conversation figures conversation_figures holds, summed per group. */
+const SUMMED = ['answers', 'thumbsUp', 'thumbsDown', 'unresolvedNegative', 'csatCount', 'csatSum', 'escalations'] as const;
 
 /** How many conversations match the window and filters, whatever the cut. */
 export async function matchingInMirror(mirror: WorkspaceMirror, request: MirrorCount): Promise<number> {

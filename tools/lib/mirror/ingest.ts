@@ -1,6 +1,7 @@
 import type { Change, Row, TableDefinition, Value } from '../../../src/mirror/schema.js';
 import { isRecord } from '../../../src/json.js';
-import { CONVERSATIONS, EVENTS, IDS_SEEN, USED_ARTICLES } from './tables.js';
+import { tallyOf } from '../stats.js';
+import { CONVERSATION_FIGURES, CONVERSATIONS, CSAT_RATINGS, EVENTS, IDS_SEEN, NEGATIVE_ARTICLES, USED_ARTICLES } from './tables.js';
 
 /**
  * API records as the mirror's rows: each table's columns read from the field of the same name, times
@@ -66,18 +67,38 @@ export function conversationChanges(botId: string, conversations: Record_[], see
     { put: CONVERSATIONS.name, key: 'id', keys: ids, rows: conversations.map((conversation) => rowOf(CONVERSATIONS, conversation, { botId })) },
     { put: EVENTS.name, key: 'interactionId', keys: ids, rows: events },
     { put: USED_ARTICLES.name, key: 'interactionId', keys: ids, rows: used },
+    ...figureChanges(conversations),
   ];
   if (tagGroups.size) changes.push(...idsSeen('tag_group', [...tagGroups], 'sync', seenAt));
   return changes;
 }
 
-/** Conversations gone from a window the API listed whole: they, their events and their articles. */
+/** Conversations gone from a window the API listed whole: they, their events, their articles and their figures. */
 export function conversationsGone(ids: readonly string[]): Change[] {
   if (ids.length === 0) return [];
   return [
     { delete: CONVERSATIONS.name, where: { id: { in: ids } } },
-    { delete: EVENTS.name, where: { interactionId: { in: ids } } },
-    { delete: USED_ARTICLES.name, where: { interactionId: { in: ids } } },
+    { delete: CONVERSATION_FIGURES.name, where: { id: { in: ids } } },
+    ...[EVENTS, USED_ARTICLES, CSAT_RATINGS, NEGATIVE_ARTICLES].map((table): Change => ({ delete: table.name, where: { interactionId: { in: ids } } })),
+  ];
+}
+
+/** Each conversation's figures, counted by the code a scan of the API counts with, replacing those held. */
+export function figureChanges(conversations: Record_[]): Change[] {
+  const ids = conversations.map((conversation) => String(conversation.id));
+  const ratings: Row[] = [];
+  const articles: Row[] = [];
+  const figures = conversations.map((conversation) => {
+    const interactionId = String(conversation.id);
+    const tally = tallyOf(conversation);
+    for (const [rating, times] of tally.csatRatings) ratings.push([interactionId, rating, times]);
+    for (const article of tally.negativeArticles.values()) articles.push([interactionId, article.id, article.title, article.count]);
+    return rowOf(CONVERSATION_FIGURES, { ...tally, id: interactionId });
+  });
+  return [
+    { put: CONVERSATION_FIGURES.name, key: 'id', keys: ids, rows: figures },
+    { put: CSAT_RATINGS.name, key: 'interactionId', keys: ids, rows: ratings },
+    { put: NEGATIVE_ARTICLES.name, key: 'interactionId', keys: ids, rows: articles },
   ];
 }
 

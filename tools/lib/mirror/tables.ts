@@ -168,7 +168,57 @@ export const SYNC_RUNS: TableDefinition = {
   ],
 };
 
-export const MIRROR_TABLES: TableDefinition[] = [CONVERSATIONS, EVENTS, USED_ARTICLES, AGENTS, ARTICLES, ARTICLE_VERSIONS, FOLDERS, ACTIONS, IDS_SEEN, SYNC_WINDOWS, SYNC_RUNS];
+/**
+ * Each conversation's figures, as conversation_stats counts them (tallyOf in tools/lib/stats.ts, the
+ * same code a scan of the API runs), kept as it is read, so that a year's stats sum 100,000 rows
+ * instead of joining their events. Kept true by every change to the conversation.
+ */
+export const CONVERSATION_FIGURES: TableDefinition = {
+  name: 'conversation_figures',
+  about: "each conversation's figures",
+  internal: true,
+  columns: [
+    column('id', 'text', 'conversations.id'),
+    column('answers', 'integer', 'svcbot messages'),
+    column('thumbsUp', 'integer', 'svcbot events approved'),
+    column('thumbsDown', 'integer', 'svcbot events disapproved'),
+    column('unresolvedNegative', 'integer', 'of those, not resolved'),
+    column('csatCount', 'integer', 'CSAT ratings'),
+    column('csatSum', 'number', 'their sum'),
+    column('escalations', 'integer', 'silent escalations'),
+  ],
+};
+
+export const CSAT_RATINGS: TableDefinition = {
+  name: 'csat_ratings',
+  about: "each conversation's CSAT ratings, by value",
+  internal: true,
+  columns: [column('interactionId', 'text', 'conversations.id'), column('rating', 'number', 'value'), column('times', 'integer', 'how many')],
+};
+
+export const NEGATIVE_ARTICLES: TableDefinition = {
+  name: 'negative_articles',
+  about: "articles each conversation's thumbs-down answers used",
+  internal: true,
+  columns: [column('interactionId', 'text', 'conversations.id'), column('articleId', 'text', 'articles.id'), column('title', 'text', 'title'), column('times', 'integer', 'how many')],
+};
+
+export const MIRROR_TABLES: TableDefinition[] = [
+  CONVERSATIONS,
+  EVENTS,
+  USED_ARTICLES,
+  AGENTS,
+  ARTICLES,
+  ARTICLE_VERSIONS,
+  FOLDERS,
+  ACTIONS,
+  IDS_SEEN,
+  SYNC_WINDOWS,
+  SYNC_RUNS,
+  CONVERSATION_FIGURES,
+  CSAT_RATINGS,
+  NEGATIVE_ARTICLES,
+];
 
 /** svc://mirror/schema: the tables people's SQL reads, one line each. */
 export function describeSchema(): string {

@@ -1,7 +1,7 @@
 import type { WorkspaceMirror } from '../../../src/mirror/mirror.js';
 import type { Change } from '../../../src/mirror/schema.js';
 import { isRecord } from '../../../src/json.js';
-import { conversationsGone, rowOf } from './ingest.js';
+import { conversationsGone, figureChanges, rowOf } from './ingest.js';
 import { articleWritten } from './knowledge.js';
 import { ACTIONS, ARTICLES, EVENTS, FOLDERS, USED_ARTICLES } from './tables.js';
 
@@ -24,16 +24,23 @@ export async function feedbackGiven(_data: unknown, input: Input, mirror: Worksp
   if (input.approved === undefined) return [];
   const interactionId = String(input.interactionId);
   const eventId = String(input.eventId);
-  const events = await mirror.rows('SELECT id, role, approved, resolved FROM events WHERE "interactionId" = $1', [interactionId]);
-  if (!events.some((event) => event.id === eventId)) return [];
-  const negatives = events
-    .map((event) => (event.id === eventId ? { ...event, approved: input.approved as boolean | null } : event))
-    .filter((event) => event.role === 'svcbot' && event.approved === false);
+  const held = await heldEvents(mirror, interactionId);
+  if (!held.some((event) => event.id === eventId)) return [];
+  const events = held.map((event) => (event.id === eventId ? { ...event, approved: input.approved as boolean | null } : event));
+  const negatives = events.filter((event) => event.role === 'svcbot' && event.approved === false);
   const resolved = negatives.length === 0 ? null : negatives.every((event) => event.resolved === true);
   return [
-    { update: 'events', set: { approved: input.approved as boolean | null }, where: { id: eventId, interactionId } },
+    { update: EVENTS.name, set: { approved: input.approved as boolean | null }, where: { id: eventId, interactionId } },
     { update: 'conversations', set: { resolved }, where: { id: interactionId } },
+    ...figureChanges([{ id: interactionId, events }]),
   ];
+}
+
+/** A held conversation's events as the API gives them to the figures' count: with the articles each used. */
+async function heldEvents(mirror: WorkspaceMirror, interactionId: string): Promise<Array<Record<string, unknown>>> {
+  const events = await mirror.rows('SELECT id, role, type, approved, resolved, "csatRating" FROM events WHERE "interactionId" = $1 ORDER BY rowid', [interactionId]);
+  const used = await mirror.rows('SELECT "eventId", "articleId" AS id, title FROM used_articles WHERE "interactionId" = $1 AND "eventId" IS NOT NULL ORDER BY rowid', [interactionId]);
+  return events.map((event) => ({ ...event, usedArticles: used.filter((article) => article.eventId === event.id).map(({ id, title }) => ({ id, title })) }));
 }
 
 export const conversationDeleted = (_data: unknown, input: Input): Change[] => conversationsGone([String(input.interactionId)]);
@@ -94,6 +101,7 @@ export async function answerGenerated(data: unknown, input: Input, mirror: Works
   const interactionId = input.interactionId;
   const events = data.filter(isRecord);
   return [
+    ...figureChanges([{ id: interactionId, events: [...(await heldEvents(mirror, interactionId)), ...events] }]),
     { insert: EVENTS.name, rows: events.map((event) => rowOf(EVENTS, event, { interactionId })) },
     {
       insert: USED_ARTICLES.name,
