@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineGroup, defineTool } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
 import { shape } from './lib/shapes.js';
+import { seenIn } from './lib/mirror/seen.js';
 
 const replayRecord = shape(
   { id: z.string(), botId: z.string(), source: z.string(), status: z.string(), parentInteractionId: z.string(), replay: shape({ target_event_id: z.string(), status: z.string() }) },
@@ -16,6 +17,7 @@ const getReplay = defineTool({
   description: "Reads a replay: an answer re-run for a refine session, with status and models. replayId: a refine iteration's replayInteractionId.",
   input: z.object({ replayId: idInput() }),
   route: { method: 'GET', path: '/v2/replays/{replayId}/public' },
+  keepMirror: seenIn('get_replay', 'replay', (_data, input) => [input.replayId]),
   output: replayRecord,
   errors: {
     400: 'replayId must be a UUID',

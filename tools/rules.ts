@@ -7,6 +7,7 @@ import { defined } from './lib/records.js';
 import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
 import type { PathChange, RuleComparison } from '../src/views/results.js';
 import { shape } from './lib/shapes.js';
+import { seenIn } from './lib/mirror/seen.js';
 
 /** A version in both views: compact keeps these, full adds `item` (and `flowConfig` in one version). */
 const ruleVersion = shape({ versionId: z.string(), version: z.number() }, { active: z.boolean() });
@@ -41,6 +42,7 @@ const listRuleVersions = defineTool({
   description: "Shows an intent rule's version history and the active version. ruleId from the dashboard or a refine session.",
   input: z.object({ ruleId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/public' },
+  keepMirror: seenIn('list_rule_versions', 'rule', (_data, input) => [input.ruleId]),
   transform: (response, input) => normaliseVersionList(response, input.ruleId),
   output: shape({ ruleId: z.string(), activeVersionId: z.string().nullable(), versions: z.array(ruleVersion) }),
   list: {
@@ -70,6 +72,7 @@ const getRuleVersion = defineTool({
   description: 'Reads one version of an intent rule with its full flow. versionId (e.g. v2) from list_rule_versions.',
   input: z.object({ ruleId: idInput(), versionId: idInput() }),
   route: { method: 'GET', path: '/v2/hc-rules/{ruleId}/versions/{versionId}/public' },
+  keepMirror: seenIn('get_rule_version', 'rule_version', (_data, input) => [`${input.ruleId}/${input.versionId}`]),
   transform: (response, input) => ({
     ruleId: input.ruleId,
     versionId: input.versionId,

@@ -9,6 +9,7 @@ import { PASS_THROUGH } from './lib/inputs.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
 import { shape } from './lib/shapes.js';
 import { importKnowledgeFromUrls } from './prompts.js';
+import { idsIn, seenIn } from './lib/mirror/seen.js';
 
 /**
  * The spec names providers only by kind (`<notes>`, ...) and hides their wire names: tools take
@@ -199,6 +200,7 @@ const registerProviderResources = defineTool({
     resources: z.array(resource),
   }),
   route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
+  keepMirror: seenIn('register_provider_resources', 'source', (data) => [...idsIn(data, 'addedDocumentIds'), ...idsIn(data, 'updatedDocumentIds')]),
   output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
   done: (data, input) =>
     `${countOf(data, 'addedDocumentIds')} source(s) added and ${countOf(data, 'updatedDocumentIds')} updated for ${input.provider}; next: ingest_sources with source ${input.provider} and those ids.`,
@@ -296,6 +298,7 @@ const ingestSources = defineTool({
   description: "Imports web pages (URLs) or a provider's registered sources (ids) as knowledge: queues jobs and returns source ids; wait true waits for them.",
   input: ingestInput,
   route: { method: 'POST', path: '/v2/documents/public', body: ['source', 'documentIdsToAdd', 'documentIdsToRefresh', 'english', 'baser'], providerFields: ['source'] },
+  keepMirror: seenIn('ingest_sources', 'source', (data) => idsIn(data, 'documents')),
   output: shape({ jobs: z.array(shape({ id: z.string(), documentId: z.string(), status: z.string() })) }, { documents: z.array(shape({ id: z.string() })) }),
   done: ingestDone,
   transform: async (response, input, context) => {
@@ -327,6 +330,7 @@ const getSource = defineTool({
   description: 'Checks one imported source: job status, error, extracted text. Id from ingest_sources or register_provider_resources.',
   input: z.object({ sourceId: idInput() }),
   route: { method: 'GET', path: '/v2/documents/public/{sourceId}' },
+  keepMirror: seenIn('get_source', 'source', (_data, input) => [input.sourceId]),
   output: sourceRecord,
   errors: { 404: 'no source with this id in this workspace (ingest_sources and register_provider_resources return source ids; there is no list route)' },
 });

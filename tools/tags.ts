@@ -4,6 +4,7 @@ import { idInput } from '../src/engine/inputs.js';
 import { nonBlank } from './lib/inputs.js';
 import { fieldOf } from './lib/records.js';
 import { shape } from './lib/shapes.js';
+import { seenIn } from './lib/mirror/seen.js';
 
 const createTag = defineTool({
   name: 'create_tag',
@@ -17,6 +18,7 @@ const createTag = defineTool({
     tagDescription: z.string().optional(),
   }),
   route: { method: 'POST', path: '/v2/tag-groups/{tagGroupId}/tags/public', body: ['tagName', 'tagDescription'] },
+  keepMirror: seenIn('create_tag', 'tag_group', (_data, input) => [input.tagGroupId]),
   output: shape({ id: z.string(), createdAt: z.string(), tagGroupId: z.string(), tagName: z.string() }, { tagDescription: z.string() }),
   done: (data, input) => `Tag ${fieldOf(data, 'id')} created in group ${input.tagGroupId}.`,
   errors: {

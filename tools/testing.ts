@@ -4,6 +4,7 @@ import { idInput } from '../src/engine/inputs.js';
 import { isUuid } from './lib/inputs.js';
 import { fieldOf } from './lib/records.js';
 import { shape } from './lib/shapes.js';
+import { seenIn } from './lib/mirror/seen.js';
 
 const MAX_CASE_IDS = 200;
 
@@ -37,6 +38,7 @@ const addCases = defineTool({
     caseIds: caseIdsInput,
   }),
   route: { method: 'POST', path: '/v2/test-suite/criteria-groups/{criteriaGroupId}/cases/public', body: ['caseIds'] },
+  keepMirror: seenIn('add_cases_to_criteria_group', 'criteria_group', (_data, input) => [input.criteriaGroupId]),
   output: shape(
     { id: z.string(), botId: z.string(), name: z.string(), revision: z.number(), caseCount: z.number(), linkedCases: z.array(shape({ id: z.string() })) },
     { criteria: z.array(z.unknown()), impactToken: z.string() },
@@ -67,6 +69,7 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  keepMirror: seenIn('start_test_set_run', 'test_set', (_data, input) => [input.testSetId]),
   output: shape({ id: z.string(), testSetId: z.string(), status: z.string(), result: z.unknown() }, { createdBy: z.string().nullable() }),
   done: (data, input) => `Run ${fieldOf(data, 'id')} of test set ${input.testSetId} queued (status ${fieldOf(data, 'status')}); results appear in the dashboard (no route reads a run).`,
   errors: {

@@ -173,8 +173,9 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    */
   transform?: (response: unknown, input: z.output<Input>, context: ToolContext) => unknown;
   /**
-   * 7. Writes: what the write changed of what the workspace mirror holds, as changes to apply to it
-   * at once (when the key's mirror is held), so that the next question answered from it is true.
+   * 7. What a successful call changed of what the workspace mirror holds (a write), or showed of
+   * what it cannot list (an id of a kind no route lists), as changes to apply to the key's mirror at
+   * once: a write's to a mirror held or kept on disk, a read's to one held only.
    */
   keepMirror?: (data: unknown, input: z.output<Input>, mirror: WorkspaceMirror) => Promise<Change[]> | Change[];
   /** 8. Writes: the line that opens a successful result, with the affected or new id and the natural next step. */

@@ -114,13 +114,14 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
 }
 
 /**
- * A write that succeeded changes what the key's mirror holds, if one is held (or kept on disk):
- * the tool says how, and the change is applied at once. The write stands whatever happens here; a
- * change that cannot be applied is logged, and the next sync reads the truth.
+ * A call that succeeded changes what the key's mirror holds (a write, to one held or kept on disk)
+ * or shows what it cannot list (a read, to one held): the tool says how, and the change is applied
+ * at once. The call stands whatever happens here; a change that cannot be applied is logged, and
+ * the next sync reads the truth.
  */
 async function keepMirrorTrue(run: ToolRun, tool: ToolDefinition, data: unknown, input: Record<string, unknown>, context: ToolContext): Promise<void> {
   try {
-    const mirror = await context.mirror?.existing();
+    const mirror = tool.scope === 'write' ? await context.mirror?.existing() : await context.mirror?.held();
     if (mirror) await mirror.apply(await tool.keepMirror!(data, input, mirror));
   } catch (error) {
     run.session.options.logger.warn({ tool: tool.name, error: (error as Error).message }, 'the workspace mirror could not record a write; the next sync reads it');

@@ -167,6 +167,17 @@ describe('the workspace mirror', () => {
     expect(row.rows).toEqual([[false, false]]);
   });
 
+  it('keeps the ids of kinds no route lists, with the tool that showed them', async () => {
+    await mirrored.call('sync_workspace', {});
+    structured(await mirrored.call('get_replay', { replayId: sandbox.seed.replay }));
+    structured(await mirrored.call('list_rule_versions', { ruleId: sandbox.seed.rules.whereIsMyOrder }));
+    const seen = structured(await mirrored.call('query_workspace', { sql: "SELECT kind, id, \"seenIn\" FROM ids_seen WHERE kind IN ('replay', 'rule') ORDER BY kind" }));
+    expect(seen.rows).toEqual([
+      ['replay', sandbox.seed.replay, 'get_replay'],
+      ['rule', sandbox.seed.rules.whereIsMyOrder, 'list_rule_versions'],
+    ]);
+  });
+
   it('describes its tables, and what it holds', async () => {
     const schema = await mirrored.client.readResource({ uri: 'svc://mirror/schema' });
     expect(String((schema.contents[0] as { text: string }).text)).toMatch(/## conversations: one row per conversation/);
