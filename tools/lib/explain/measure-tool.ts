@@ -135,7 +135,7 @@ const measureInput = z
 export const measureTool = defineTool({
   name: 'measure_change',
   title: 'Measure whether a change worked',
-  words: 'did help work improve effect impact fix before after since experiment significance confidence verify evaluate',
+  words: 'did help work improve effect impact fix before after since experiment significance confidence verify assess',
   scope: 'read',
   description:
     "Whether a change helped: the thumbs-down rate in equal windows before and after an article's last update (only conversations that used it) or a moment, with the difference and its 95% interval. Article ids: list_articles.",
