@@ -71,41 +71,41 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
 
   const now = options.now ?? Date.now;
   const binding: TokenBinding = { tool: run.tool.name, request, apiKey: options.apiKey };
-  let refusal: { refused: TokenRefusal; reason: string } | undefined;
   if (typeof confirm === 'string') {
     const check = checkToken(options.config.confirmSecret, confirm, binding, now());
-    if (!check.ok) refusal = check;
+    if (!check.ok) return refusal(run.tool.name, check.refused, check.reason, description);
     // Spent before anything is sent, durably where the state must survive a restart: a crash
     // between here and the send loses the write rather than sending it twice.
-    else if (await options.state.claim('spent', check.mac, check.expiresAt)) return undefined;
-    else return spentRefusal(run.tool.name, description);
+    if (await options.state.claim('spent', check.mac, check.expiresAt)) return undefined;
+    return refusal(run.tool.name, 'spent', SPENT_REASON, description);
   }
   const envelope = new Envelope();
   const effect = await describeEffect(run.tool, input, context, envelope.quote);
   const { token, expiresAt } = issueToken(options.config.confirmSecret, binding, now());
   const expiry = new Date(expiresAt).toISOString();
-  const message = [
-    refusal ? `The confirmToken given was refused (${refusal.refused}): ${refusal.reason} Nothing was sent; this is a fresh preview with a new token.` : 'Preview only; nothing was sent.',
-    confirm === true && '"confirm": true alone sends nothing: it needs the confirmToken of a preview.',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const message = confirm === true ? 'Preview only; nothing was sent. "confirm": true alone sends nothing: it needs the confirmToken of a preview.' : 'Preview only; nothing was sent.';
   const next = `To send it, show the user this preview and, once they agree, call ${run.tool.name} again with the same arguments plus "confirm": "${token}". The token sends exactly this request with this API key, once, until ${expiry}.`;
   const text = [envelope.used && envelope.notice, message, '', `${effectBlock(effect)}${run.tool.name} would send:\n${description}`, '', next].filter((line) => line !== false).join('\n');
   return {
-    ...(refusal && { isError: true }),
     content: [{ type: 'text', text }],
-    structuredContent: { sent: false, ...(refusal && { refused: refusal.refused }), message, effect, request: description, confirmToken: token, expiresAt: expiry },
+    structuredContent: { sent: false, message, effect, request: description, confirmToken: token, expiresAt: expiry },
   };
 }
 
-/** A token that already sent its request: refused with no new token, so a retry loop cannot turn into a second write. */
-function spentRefusal(toolName: string, description: string): CallToolResult {
-  const message = `The confirmToken given was refused (spent): it already sent its request, and a token sends once. Nothing was sent this time, and no new token comes with this answer. If the user wants the same change made again, call ${toolName} without "confirm" for a new preview and show it to them.`;
+const SPENT_REASON = 'it already sent its request, and a token sends once.';
+
+/**
+ * A refused token gets no new token, whatever the reason: a loop that sent a wrong or stale token
+ * must not find, in the refusal, a token it could send on its next turn with no person asked.
+ * The caller asks for a new preview, which a person then judges.
+ */
+function refusal(toolName: string, refused: TokenRefusal, reason: string, description: string): CallToolResult {
+  const again = refused === 'spent' ? 'If the user wants the same change made again, call' : 'To go on, call';
+  const message = `The confirmToken given was refused (${refused}): ${reason} Nothing was sent, and no new token comes with this answer. ${again} ${toolName} without "confirm" for a new preview and show it to the user.`;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${message}\n\nThe token was for:\n${description}` }],
-    structuredContent: { sent: false, refused: 'spent', message, request: description },
+    content: [{ type: 'text', text: `${message}\n\nThis call would have sent:\n${description}` }],
+    structuredContent: { sent: false, refused, message, request: description },
   };
 }
 
