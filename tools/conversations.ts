@@ -7,6 +7,7 @@ import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/json.js';
 import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
 import { createExportFile } from './lib/export-file.js';
+import { previewFeedback, previewGenerateAnswer } from './lib/conversation-effects.js';
 import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
@@ -16,9 +17,11 @@ import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
-const sourceFilter = z.array(conversationSource).min(1, 'must not be empty').optional();
-const channelFilter = z.array(channelEnum).min(1, 'must not be empty').optional();
-const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional();
+// The spec sets no minimum length on these lists: an empty one is sent as given.
+const sourceFilter = z.array(conversationSource).optional();
+const channelFilter = z.array(channelEnum).optional();
+/** The spec documents the CSAT filter's values but hides its parameter name: every tool that takes it says so. */
+const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('Name is a guess: the spec hides it');
 
 const filters = {
   since: timeInput('Default 7d ago.').optional(),
@@ -28,7 +31,7 @@ const filters = {
   channel: channelFilter,
   question: searchText('In customer messages; max 100 non-blank chars, no % _').optional(),
   answer: searchText('In agent answers, same rules').optional(),
-  csat: csatFilter.describe("0-5; name not shown in spec, sandbox's guess"),
+  csat: csatFilter,
 };
 
 /** The same filters, described once in list_conversations: every listed token costs every user. */
@@ -309,6 +312,7 @@ const generateAnswer = defineTool({
     }),
   fallbacks: { botId: 'defaultBotId' },
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
+  preview: previewGenerateAnswer,
   done: (data) => {
     const events = (data as { events?: Array<{ interactionId?: string }> }).events ?? [];
     return `Conversation ${events[0]?.interactionId ?? '?'}: ${events.length} event(s) created; next: generate_answer with this interactionId to continue, give_feedback to rate the answer.`;
@@ -332,6 +336,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional(),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  preview: previewFeedback,
   output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,
   errors: {

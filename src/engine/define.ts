@@ -59,10 +59,25 @@ export interface ToolContext {
   local: boolean;
 }
 
-/** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines). */
+/**
+ * Marks third-party text (written by customers, agents or document authors) as data. Called on a
+ * value: that text on one line, in the untrusted-data envelope. `block` lays out one record of
+ * such text over several lines (an article's changed sentences) in ONE envelope: `render` writes
+ * the lines, passing each third-party value through the `text` it is given, which keeps it on its
+ * line; the lines come back between the envelope's opening and closing tags.
+ */
+export type Quote = ((value: unknown) => string) & { block(render: (text: (value: unknown) => string) => string[]): string[] };
+
+/** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines) and warnings. */
 export interface PreviewContext extends ToolContext {
   /** Wraps text written by customers or document authors so the reader treats it as data. */
-  quote(value: unknown): string;
+  quote: Quote;
+  /**
+   * What the write cannot do, or a risk the user must weigh before saying yes (it writes into a
+   * customer's conversation, it overwrites later changes): shown in the first lines of the
+   * preview and of the question the user answers, before what the write does.
+   */
+  warn(text: string): void;
   /** Like `call`, but a failed read comes back as a short trusted reason (`not found, 404`) instead of throwing. */
   read(toolName: string, input: Record<string, unknown>): Promise<{ value: unknown } | { failed: string }>;
 }
@@ -151,7 +166,7 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
    * 9. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
    * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
    */
-  text?: (data: unknown, quote: (value: unknown) => string) => string;
+  text?: (data: unknown, quote: Quote) => string;
   /** When the call fails: text for the errors only the tool can explain. */
   errors?: ErrorHints;
 }

@@ -279,6 +279,19 @@ describe('sources, knowledge, articles and folders tools', () => {
     expect(polled(id)).toBeGreaterThanOrEqual(2);
   });
 
+  it("wait_for_sources: a 404 without the framework's statusCode names that source as not found, and the wait goes on (the spec shows no 404 body)", async () => {
+    for (const [index, body] of [{ message: 'Source not found' }, '', { error: 'Not Found' }].entries()) {
+      const missing = `00000000-0000-4000-8000-00000000040${index}`;
+      sandbox.injectFaults([{ method: 'GET', path: `/v2/documents/public/${missing}`, status: 404, body }]);
+      const data = structured(await call('wait_for_sources', { sourceIds: [missing, sandbox.seed.sources.webCompleted], timeoutSeconds: 5 }));
+      expect(data, JSON.stringify(body)).toMatchObject({ status: 'finished', finished: 2, total: 2 });
+      expect(data.sources.map((source: { sourceId: string; status: string }) => [source.sourceId, source.status])).toEqual([
+        [missing, 'NOT_FOUND'],
+        [sandbox.seed.sources.webCompleted, 'COMPLETED'],
+      ]);
+    }
+  });
+
   it('wait_for_sources: says to report a job PENDING for more than 15 minutes to support', async () => {
     sandbox.state.jobTimings = { pendingMs: 3_600_000, inProgressMs: 60_000 };
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/stuck-page'] }));

@@ -103,3 +103,34 @@ describe('text cost', () => {
     }
   });
 });
+
+/**
+ * Issue 33: one envelope per record, not per sentence. Previews and draft comparisons spent 13-34 %
+ * of their text on untrusted-data tags (27.6 % over these seven) when each sentence had its own.
+ */
+describe('envelope share of previews and draft comparisons', () => {
+  const { sandbox, server } = useServer();
+  it('stays under 13 % of the text in each, and under 10 % over all of them', async () => {
+    const { articles, bots, folders } = sandbox.seed;
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['publish_article_draft', { articleId: articles.returnsPolicyDraft }],
+      ['publish_article_draft', { articleId: articles.giftCardsDraft }],
+      ['create_article_draft', { articleId: articles.expressDelivery, mainKnowledge: 'Next-day delivery now costs $19.95. Express shipping delivers in 2 business days for $14.95.' }],
+      ['update_article', { articleId: articles.shippingTimes, title: 'Shipping', questions: ['How long?', 'How much?'] }],
+      ['assign_folders_to_agent', { botId: bots.emailSupport, folderIds: [folders.shipping] }],
+      ['compare_article_draft', { draftArticleId: articles.returnsPolicyDraft }],
+      ['compare_article_draft', { draftArticleIds: [articles.returnsPolicyDraft, articles.giftCardsDraft] }],
+    ];
+    let tags = 0;
+    let all = 0;
+    for (const [tool, args] of calls) {
+      const text = ((await server.call(tool, args)).content[0] as { text: string }).text;
+      const share = (text.match(/<\/?untrusted-data-[0-9a-f]{8}>/g) ?? []).join('').length;
+      expect(share / text.length, `${tool} ${JSON.stringify(args)}`).toBeLessThan(0.13);
+      tags += share;
+      all += text.length;
+    }
+    console.log(`envelope tags: ${tags} of ${all} characters, ${((100 * tags) / all).toFixed(1)} %`);
+    expect(tags / all).toBeLessThan(0.1);
+  });
+});
