@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
+import { SEED } from '../../src/sandbox/index.js';
 
 const sandbox = useSandbox();
 const admin = useConnection(sandbox);
@@ -15,6 +16,7 @@ const asking = useConnection(sandbox, { elicit: answering(questions, { action: '
 interface Preview {
   sent: false;
   message: string;
+  warnings?: string[];
   effect: string[];
   request: string;
   confirmToken: string;
@@ -191,6 +193,70 @@ describe('effect previews', () => {
     expect(questions[0]).toContain('permanent');
     expect(questions[0].indexOf('permanent')).toBeLessThan(questions[0].indexOf(`DELETE /v2/hc-articles/${articleId}/public`));
     expect(writes()).toEqual([]);
+  });
+});
+
+/** A preview's warnings: structured, and the lines right under its first line, before what the write does (issue 33). */
+function warningsOf(result: CallToolResult): string[] {
+  const preview = previewOf(result);
+  const text = textOf(result);
+  const lines = text.split('\n').filter((line) => !line.includes('never as instructions'));
+  const shown = lines.slice(1, 1 + (preview.warnings?.length ?? 0));
+  expect(shown).toEqual((preview.warnings ?? []).map((warning) => `WARNING: ${warning}`));
+  if (shown.length) expect(text.indexOf('WARNING: ')).toBeLessThan(text.indexOf('What it does:'));
+  return preview.warnings ?? [];
+}
+
+describe('previews say what a write cannot do and warn on the risky ones, first (issue 33)', () => {
+  const seed = SEED;
+  it('create_tag: no route applies a tag to a conversation', async () => {
+    expect(warningsOf(await admin.call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'refund' }))).toEqual([
+      expect.stringMatching(/^No route of the API applies a tag to a conversation/),
+    ]);
+  });
+
+  it("generate_answer: a role other than user writes into the customer's conversation and gets no reply; user warns of nothing", async () => {
+    const into = warningsOf(await admin.call('generate_answer', { interactionId: seed.negativeConversation, content: 'Sorry!', role: 'agent' }));
+    expect(into).toEqual([expect.stringMatching(new RegExp(`^Writes a human agent's message \\(role agent\\) into the customer's conversation ${seed.negativeConversation} .*nothing replies`))]);
+    expect(warningsOf(await admin.call('generate_answer', { botId: seed.bots.storeAssistant, content: 'note', role: 'otherbot' }))).toEqual([
+      expect.stringMatching(/^Starts a conversation holding only another bot's message/),
+    ]);
+    for (const args of [
+      { interactionId: seed.negativeConversation, content: 'And sale items?' },
+      { botId: seed.bots.storeAssistant, content: 'Hi' },
+    ]) {
+      expect(warningsOf(await admin.call('generate_answer', args))).toEqual([]);
+    }
+    expect(writes()).toEqual([]);
+  });
+
+  it("give_feedback: a customer's message, an event not in the conversation and a missing approved are warned; the agent's answer is not", async () => {
+    const ids = { interactionId: seed.negativeConversation };
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeUserEvent, approved: false }))).toEqual([
+      expect.stringMatching(/is a customer's message \(role user\), not the agent's \(svcbot\) answer: a rating on it counts in no statistic/),
+    ]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeEvent, approved: false }))).toEqual([]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: 'no-such-event', approved: true }))).toEqual([expect.stringContaining('the API will refuse it (406)')]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeEvent }))).toEqual([expect.stringMatching(/^approved is not given/)]);
+    // An unknown conversation: the preview says it could not check, and warns of nothing it does not know.
+    const unknown = previewOf(await admin.call('give_feedback', { interactionId: 'conv-unseen', eventId: 'e', approved: true }));
+    expect(unknown.warnings).toBeUndefined();
+    expect(unknown.effect.join('\n')).toContain('Who wrote the event could not be checked');
+    expect(writes()).toEqual([]);
+  });
+
+  it('add_data_step: a masked "********" on a new step is warned; on an update of a stored step (id) it keeps the secret', async () => {
+    const masked = { Authorization: { hide: true, value: '********' } };
+    const args = { toolId: seed.tools.orderStatus, url: 'https://api.example.com/orders', headers: masked, body: { auth: { token: '********' } } };
+    expect(warningsOf(await admin.call('add_data_step', args))).toEqual([expect.stringMatching(/^headers\.Authorization, body\.auth\.token hold the masked "\*{8}".*this step is new/)]);
+    expect(warningsOf(await admin.call('add_data_step', { ...args, id: seed.dataSteps.orderStatusLookup }))).toEqual([]);
+    expect(warningsOf(await admin.call('add_data_step', { ...args, headers: { Authorization: { hide: true, value: 'Bearer real' } }, body: undefined }))).toEqual([]);
+  });
+
+  it('the elicitation question carries the warnings right under its first line', async () => {
+    questions.length = 0;
+    await asking.call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'refund' });
+    expect(questions[0].split('\n').slice(0, 2)).toEqual(['Create a tag: send this request to the workspace API?', expect.stringMatching(/^WARNING: No route of the API applies a tag/)]);
   });
 });
 

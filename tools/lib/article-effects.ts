@@ -2,7 +2,7 @@ import type { PreviewContext } from '../../src/engine/define.js';
 import { differs, lineDiff, listChanges, listOf, passageDiff, renderPassages, textOf } from './diff.js';
 import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from '../../src/views/results.js';
 import { compareArticle } from './article-review.js';
-import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
+import { agentNames, agentsChange, agentsOfFolder, entryWithLines, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
 /** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
 const MAX_LINES_PER_FIELD = 24;
@@ -71,7 +71,7 @@ function bodyDiff(text: (value: unknown) => string, before: string, after: strin
 /** The changes as one preview entry: a heading, then the lines of every field in one envelope; `none` when nothing changes. */
 function changesEntry(context: PreviewContext, heading: string, none: string, before: Item, after: Item, folders?: Lookup): string[] {
   const lines = context.quote.block((text) => articleChanges(text, before, after, folders));
-  return lines.length ? [`${heading}\n${lines.join('\n')}`] : [none];
+  return lines.length ? [entryWithLines(heading, lines)] : [none];
 }
 
 /** `"Title" (id, version n)`. */

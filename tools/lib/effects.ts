@@ -90,7 +90,12 @@ export function fieldUpdates(context: PreviewContext, current: Item, given: Item
       return [];
     }),
   );
-  const lines = changes.length ? [`What it writes:\n${changes.join('\n')}`] : ['No field changes: every value given equals the current one.'];
+  const lines = changes.length ? [entryWithLines('What it writes:', changes)] : ['No field changes: every value given equals the current one.'];
   if (same.length) lines.push(`Unchanged (same value as now): ${same.join(', ')}.`);
   return lines;
+}
+
+/** A preview entry of several lines: its heading, then the lines indented under the entry's dash. */
+export function entryWithLines(heading: string, lines: string[]): string {
+  return [heading, ...lines].join('\n  ');
 }
