@@ -11,7 +11,7 @@ import { previewFeedback, previewGenerateAnswer } from './lib/conversation-effec
 import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
-import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
+import { cutShort, describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
 import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
 
@@ -152,11 +152,19 @@ const listConversations = defineTool({
 
 const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
 
+/**
+ * What an export reads without maxConversations when it returns the conversations: a result shows
+ * what fits in its cap anyway, and reading a year costs minutes of the rate budget. With outputFile
+ * it reads every one, which is what a file is for.
+ */
+const EXPORT_DEFAULT_MAX = 500;
+const exportMax = (input: { maxConversations?: number; outputFile?: string }) => input.maxConversations ?? (input.outputFile ? undefined : EXPORT_DEFAULT_MAX);
+
 const exportInput = z
   .object({
     ...terseFilters,
     feedback: feedbackFilter,
-    maxConversations: z.number().int().min(1).max(100_000).optional().describe('default 500'),
+    maxConversations: z.number().int().min(1).max(100_000).optional().describe(`Default ${EXPORT_DEFAULT_MAX}; with outputFile, all`),
     outputFile: z
       .string()
       .regex(/^[\w.-]+\.ndjson$/, 'must be a plain file name ending in .ndjson (no folders)')
@@ -192,7 +200,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
   const stats = new ConversationStats(['agent', 'source', 'channel'], { pairs: true });
   let summary: ScanSummary;
   try {
-    summary = await scanConversations(context, scanRequest(input, window(input), 'Export', input.maxConversations ?? 500), async (item) => {
+    summary = await scanConversations(context, scanRequest(input, window(input), 'Export', exportMax(input)), async (item) => {
       stats.add(item);
       if (stream) {
         if (!stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
@@ -206,7 +214,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
       await once(stream, 'close');
     }
   }
-  const result = { ...summary, stats: stats.exportResult() };
+  const result = { ...summary, stats: { ...definitionsFor(false, context), ...stats.exportResult() } };
   if (file) return { ...result, file, bytes: (await stat(file)).size };
   return { ...result, interactions: kept };
 }
@@ -218,9 +226,16 @@ const exportTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Collects every conversation matching the filters over any window, each naming its agent, with counts by agent, source and channel; feedback keeps only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
+    'Collects the conversations matching the filters over any window (the first 500 unless maxConversations; all with outputFile), each naming its agent, with counts of those read by agent, source and channel; feedback keeps thumbs-down or up ones.',
   input: exportInput,
   handler: exportConversations,
+  stoppedEarly: (data, input) =>
+    cutShort(
+      data as ScanSummary,
+      input.maxConversations === undefined
+        ? `The default maxConversations=${EXPORT_DEFAULT_MAX} stopped the export: outputFile writes every one to a file; a higher maxConversations reads more.`
+        : `maxConversations=${input.maxConversations} stopped the export: raise it, or give outputFile without it for every one.`,
+    ),
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
   taskSupport: 'optional',
 });
@@ -256,7 +271,7 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
     (previous && Number(item.createdAt) < since ? previous.stats : stats).add(item),
   );
   const counted = stats.result();
-  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
+  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, ...definitionsFor(previous !== undefined, context) };
   if (previous) {
     const earlier = previous.stats.result();
     result.count = counted.total.conversations;
@@ -278,6 +293,7 @@ const statsTool = defineTool({
     'Counts conversations over any window by agent, source, channel, day or week (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
   input: statsInput,
   handler: conversationStats,
+  stoppedEarly: (data, input) => cutShort(data as ScanSummary, `maxConversations=${input.maxConversations} stopped the count: raise it, or leave it out to count every one.`),
   text: renderStats,
   ui: 'stats',
   taskSupport: 'optional',

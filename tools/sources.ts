@@ -344,6 +344,8 @@ const waitTool = defineTool({
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),
+  // A timed-out or cancelled wait's first note says what is still pending and how to keep waiting.
+  stoppedEarly: (data) => (isRecord(data) && data.status !== 'finished' && Array.isArray(data.notes) ? `INCOMPLETE: ${String(data.notes[0])}` : undefined),
   taskSupport: 'optional',
 });
 

@@ -57,6 +57,12 @@ export interface ToolContext {
   call(toolName: string, input: Record<string, unknown>): Promise<unknown>;
   /** True when the process runs locally over stdio and may write files. */
   local: boolean;
+  /**
+   * Of `topics` (what a result would state once per session, such as each rate's definition),
+   * those this session's results have not stated yet, recorded as stated from now on: design 15
+   * wants a definition in the first stats or explain result of a session only.
+   */
+  unstated(topics: readonly string[]): string[];
 }
 
 /**
@@ -162,6 +168,12 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   done?: (data: unknown, input: z.output<Input>) => string;
   /** 8. List results: the compact projection of each item, and what a capped result tells the user. */
   list?: ListShape;
+  /**
+   * 8b. Results that may stop before the end of what was asked (a limit on what is read): the
+   * sentence saying so, with how many were read of how many and how to get the rest, or undefined
+   * for a whole result. The engine makes it the result's first line, above any note of its own cap.
+   */
+  stoppedEarly?: (data: unknown, input: z.output<Input>) => string | undefined;
   /**
    * 9. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
    * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.

@@ -17,6 +17,8 @@ export interface ShapeOptions {
   text?: ToolDefinition['text'];
   /** A trusted first line (a write's affected id and next step). */
   heading?: string;
+  /** The tool's own account of a result that stopped early (`stoppedEarly`): it goes first, above everything. */
+  stoppedEarly?: string;
 }
 
 /** Values nested deeper than this are cut: no record the API documents comes close, and text indentation grows with depth. */
@@ -84,7 +86,7 @@ export function shapeResult(data: unknown, options: ShapeOptions): CallToolResul
   const result: CallToolResult = { content: [{ type: 'text', text: renderer.finish(capped.body, notes) }], structuredContent };
   shaped.set(result, {
     json: structuredContent === capped.value ? capped.json : undefined,
-    escapedThroughout: !options.text && !(options.heading && hasHidden(options.heading)),
+    escapedThroughout: !options.text && !(options.heading && hasHidden(options.heading)) && !(options.stoppedEarly && hasHidden(options.stoppedEarly)),
   });
   return result;
 }
@@ -451,12 +453,17 @@ class Renderer {
     return { lines, length };
   }
 
-  /** The text: heading, notice, body and notes joined once (the body is the larger part by far, and copying it twice showed in every call's cost). */
+  /**
+   * The text: what was cut first (a result that stops early says so in its first line: the tool's
+   * own stop, then this result's cap), then heading, notice and body, joined once (the body is
+   * the larger part by far, and copying it twice showed in every call's cost).
+   */
   finish(body: Body, notes: string[]): string {
-    const lines: string[] = this.options.heading ? [this.options.heading] : [];
+    const lines: string[] = this.options.stoppedEarly ? [this.options.stoppedEarly] : [];
+    for (const note of notes) lines.push(`Note: ${note}`);
+    if (this.options.heading) lines.push(this.options.heading);
     if (this.envelope.used) lines.push(this.envelope.notice);
     if (body.length > 0) for (const line of body.lines) lines.push(line);
-    for (const note of notes) lines.push(`Note: ${note}`);
     return lines.join('\n');
   }
 

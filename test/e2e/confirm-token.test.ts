@@ -253,6 +253,12 @@ describe('previews say what a write cannot do and warn on the risky ones, first 
     expect(warningsOf(await admin.call('add_data_step', { ...args, headers: { Authorization: { hide: true, value: 'Bearer real' } }, body: undefined }))).toEqual([]);
   });
 
+  it('a preview that shows part of a long change says so first (no silent cut)', async () => {
+    const mainKnowledge = Array.from({ length: 40 }, (_, index) => `Sentence number ${index + 1} of the new text.`).join(' ');
+    const warnings = warningsOf(await admin.call('update_article', { articleId: seed.articles.warranty, mainKnowledge }));
+    expect(warnings).toContainEqual(expect.stringMatching(/^This preview shows the first 24 changed lines of mainKnowledge; \d+ more are not shown here/));
+  });
+
   it('the elicitation question carries the warnings right under its first line', async () => {
     questions.length = 0;
     await asking.call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'refund' });

@@ -270,7 +270,9 @@ describe('sources, knowledge, articles and folders tools', () => {
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/slow-page'] }));
     const id = queued.jobs[0].documentId;
     const started = Date.now();
-    const data = structured(await call('wait_for_sources', { sourceIds: [id, sandbox.seed.sources.webCompleted], timeoutSeconds: 1 }));
+    const result = await call('wait_for_sources', { sourceIds: [id, sandbox.seed.sources.webCompleted], timeoutSeconds: 1 });
+    const data = structured(result);
+    expect(textOf(result).split('\n')[0]).toBe(`INCOMPLETE: Stopped waiting after 1 s with 1 still pending: ${id}. Call wait_for_sources with these ids to keep waiting.`);
     expect(Date.now() - started).toBeLessThan(4000);
     expect(data).toMatchObject({ status: 'timed_out', finished: 1, total: 2, stillPending: [id] });
     expect(data.notes.join(' ')).toContain(`1 still pending: ${id}`);

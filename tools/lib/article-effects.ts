@@ -4,7 +4,7 @@ import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from '../../src/views/result
 import { compareArticle } from './article-review.js';
 import { agentNames, agentsChange, agentsOfFolder, entryWithLines, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
-/** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
+/** Changed lines a preview shows per text field; the rest is counted in a warning, since the user can read the article whole. */
 const MAX_LINES_PER_FIELD = 24;
 
 const FLAG_FIELDS = ['active', 'public', 'escalation'] as const;
@@ -22,7 +22,7 @@ function withChanges(article: Item, input: Item): Item {
  * old -> new, bodies as the sentences that change, questions and keywords as added and removed
  * items. Lines for one envelope: every third-party value goes through `text`, which keeps it on its line.
  */
-function articleChanges(text: (value: unknown) => string, before: Item, after: Item, folders?: Lookup): string[] {
+function articleChanges(text: (value: unknown) => string, before: Item, after: Item, cut: (field: string, left: number) => void, folders?: Lookup): string[] {
   const changes: string[] = [];
   // A new article (no before) is listed whole: values rather than changes.
   const change = (field: string, show: (value: unknown) => string) => (before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`);
@@ -39,7 +39,8 @@ function articleChanges(text: (value: unknown) => string, before: Item, after: I
   }
   for (const field of ARTICLE_TEXT_FIELDS) {
     const lines = bodyDiff(text, textOf(before[field]), textOf(after[field]));
-    if (lines.length) changes.push(`${field}:`, ...lines);
+    if (lines.length > MAX_LINES_PER_FIELD) cut(field, lines.length - MAX_LINES_PER_FIELD);
+    if (lines.length) changes.push(`${field}:`, ...lines.slice(0, MAX_LINES_PER_FIELD));
   }
   for (const field of ARTICLE_LIST_FIELDS) {
     const { added, removed } = listChanges(listOf(before[field]), listOf(after[field]));
@@ -61,16 +62,17 @@ function bodyDiff(text: (value: unknown) => string, before: string, after: strin
   if (before === after) return [];
   const passages = before === '' ? [] : passageDiff(before, after);
   // A new text is shown as its lines, with no marks against nothing.
-  const changed = passages.length
+  return passages.length
     ? renderPassages(passages, text, '  ')
     : lineDiff(before, after).flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `  ${before === '' ? '' : `${line.mark} `}${text(line.text)}`));
-  if (changed.length <= MAX_LINES_PER_FIELD) return changed;
-  return [...changed.slice(0, MAX_LINES_PER_FIELD), `  … ${changed.length - MAX_LINES_PER_FIELD} more lines (compare_article_draft or get_articles shows them all)`];
 }
 
 /** The changes as one preview entry: a heading, then the lines of every field in one envelope; `none` when nothing changes. */
 function changesEntry(context: PreviewContext, heading: string, none: string, before: Item, after: Item, folders?: Lookup): string[] {
-  const lines = context.quote.block((text) => articleChanges(text, before, after, folders));
+  // A preview that shows part of a change says so first: the user approves what they read.
+  const cut = (field: string, left: number) =>
+    context.warn(`This preview shows the first ${MAX_LINES_PER_FIELD} changed lines of ${field}; ${left} more are not shown here (compare_article_draft or get_articles shows them all).`);
+  const lines = context.quote.block((text) => articleChanges(text, before, after, cut, folders));
   return lines.length ? [entryWithLines(heading, lines)] : [none];
 }
 

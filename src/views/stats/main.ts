@@ -6,7 +6,20 @@ import { drawChart } from '../common/chart.js';
 import { isRecord } from '../../json.js';
 import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { CHRONOLOGICAL, formatChange, formatMean, formatPercent, type Change, type Counts, type Dimension, type Group, type KeyedGroup, type StatsResult } from '../results.js';
+import {
+  CHANGE_DEFINITION,
+  CHRONOLOGICAL,
+  DEFINITIONS,
+  formatChange,
+  formatMean,
+  formatPercent,
+  type Change,
+  type Counts,
+  type Dimension,
+  type Group,
+  type KeyedGroup,
+  type StatsResult,
+} from '../results.js';
 
 const DAY_MS = 86_400_000;
 /** Filters of conversation_stats that export_conversations takes the same way. */
@@ -239,9 +252,9 @@ function articlesTable(total: Counts): HTMLElement {
   );
 }
 
-/** What each figure counts, as the tool states it. */
+/** What each figure counts, as the tool states it: always here, though the text states it once per session. */
 function definitionList(result: StatsResult): HTMLElement {
-  const entries = Object.entries(result.definitions ?? {});
+  const entries = Object.entries(result.change ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS);
   return el(
     'details',
     {},
