@@ -13,7 +13,8 @@ import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
 import { cutShort, describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
-import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
+import { changeOf, ConversationStats, renderStats } from './lib/stats.js';
+import { definitionsFor } from './lib/definitions.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 

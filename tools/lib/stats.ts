@@ -1,19 +1,16 @@
 import { isRecord } from '../../src/json.js';
 import { defined } from './records.js';
+import { definitionLines } from './definitions.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
-import type { ToolContext } from '../../src/engine/define.js';
 import {
-  CHANGE_DEFINITION,
   CHRONOLOGICAL,
-  DEFINITIONS,
   formatChange,
   formatMean,
   formatPercent,
   type ArticleCount,
   type Change,
   type Counts,
-  type Definitions,
   type Dimension,
   type ExportStats,
   type Group,
@@ -281,16 +278,6 @@ export function changeOf(now: Stats, before: Stats): NonNullable<StatsResult['ch
   return change;
 }
 
-/**
- * The definitions a result states: of its figures' (and `change`'s when compared), those this
- * session has not been told yet (design 15: once per session). Explain results share the topics.
- */
-export function definitionsFor(compared: boolean, context: Pick<ToolContext, 'unstated'>): { definitions?: Definitions } {
-  const all: Definitions = compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS;
-  const fresh = context.unstated(Object.keys(all).map((figure) => `definition:${figure}`)).map((topic) => topic.slice('definition:'.length));
-  return fresh.length ? { definitions: Object.fromEntries(fresh.map((figure) => [figure, all[figure]])) } : {};
-}
-
 /** The figures a table shows, in its column order: how each is read from counts or from a change, and how it is written. */
 const FIGURES: Array<{ label: string; of: (figures: Change) => number | null; kind: 'count' | 'rate' | 'mean' }> = [
   { label: 'conversations', of: (figures) => figures.conversations, kind: 'count' },
@@ -366,16 +353,6 @@ function crossedTable(result: StatsResult, crossed: KeyedGroup[], quote: Quote):
   }
   lines.push(row(['total', ...dimensions.slice(1).map(() => '')], result.total, result.change?.total));
   return lines;
-}
-
-/** The definitions this result states, and, for those stated earlier in the session, one line saying where they are. */
-function definitionLines(result: StatsResult): string[] {
-  const stated = Object.entries(result.definitions ?? {});
-  const earlier = [...Object.keys(DEFINITIONS), ...(result.change ? ['change'] : [])].filter((figure) => !stated.some(([name]) => name === figure));
-  return [
-    ...(stated.length ? ['', 'Definitions:', ...stated.map(([figure, definition]) => `- ${figure}: ${definition}`)] : ['']),
-    ...(earlier.length ? [`${stated.length ? 'Other definitions' : 'Definitions'}: as stated earlier in this session (svc://guide has them too).`] : []),
-  ];
 }
 
 /**
