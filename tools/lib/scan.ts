@@ -195,8 +195,8 @@ export function describeScope(request: Pick<ScanRequest, 'since' | 'until' | 'fi
 }
 
 /** The first line of a scan that stopped early: how many it read, how many more match (exactly, or at least), and how to get the rest. */
-export function cutShort(summary: ScanSummary, how: string): string | undefined {
-  if (summary.complete) return undefined;
+export function cutShort(summary: ScanSummary | undefined, how: string): string | undefined {
+  if (summary?.complete !== false) return undefined;
   const more = summary.leftOut;
   const read = more?.exact
     ? `read ${summary.count} of the ${summary.count + more.count} conversations that match`
