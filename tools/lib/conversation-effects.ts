@@ -27,7 +27,8 @@ export async function previewGenerateAnswer(input: { role?: string; interactionI
         : `Starts a conversation holding only ${roleName(context, role)}, and nothing replies: only role user gets an answer. Leave role out to ask the agent.`,
     );
   }
-  const where = input.interactionId ? `conversation ${input.interactionId}` : `a new conversation with agent ${input.botId}`;
+  // Spec: without interactionId, "a conversation is created or resolved for that agent".
+  const where = input.interactionId ? `conversation ${input.interactionId}` : `a conversation the API creates or finds for agent ${input.botId}`;
   return [role === 'user' ? `Adds a customer message to ${where}; the agent answers it from the live articles of its folders.` : `Stores the message in ${where}.`];
 }
 
