@@ -219,7 +219,7 @@ describe('previews say what a write cannot do and warn on the risky ones, first 
     const into = warningsOf(await admin.call('generate_answer', { interactionId: seed.negativeConversation, content: 'Sorry!', role: 'agent' }));
     expect(into).toEqual([expect.stringMatching(new RegExp(`^Writes a human agent's message \\(role agent\\) into the customer's conversation ${seed.negativeConversation} .*nothing replies`))]);
     expect(warningsOf(await admin.call('generate_answer', { botId: seed.bots.storeAssistant, content: 'note', role: 'otherbot' }))).toEqual([
-      expect.stringMatching(/^Starts a conversation holding only another bot's message/),
+      expect.stringMatching(/^Stores another bot's message \(role otherbot\) in the agent's conversation as it is, and nothing replies/),
     ]);
     for (const args of [
       { interactionId: seed.negativeConversation, content: 'And sale items?' },

@@ -24,7 +24,7 @@ export async function previewGenerateAnswer(input: { role?: string; interactionI
     context.warn(
       input.interactionId
         ? `Writes ${roleName(context, role)} into the customer's conversation ${input.interactionId} as it is, and nothing replies: only role user gets an answer. Leave role out to ask the agent.`
-        : `Starts a conversation holding only ${roleName(context, role)}, and nothing replies: only role user gets an answer. Leave role out to ask the agent.`,
+        : `Stores ${roleName(context, role)} in the agent's conversation as it is, and nothing replies: only role user gets an answer. Leave role out to ask the agent.`,
     );
   }
   // Spec: without interactionId, "a conversation is created or resolved for that agent".
