@@ -4,7 +4,7 @@ import { idInput, idList } from '../src/engine/inputs.js';
 import { isRecord } from '../src/json.js';
 import { defined, fieldOf, records, shortened } from './lib/records.js';
 import { nonBlank, PASS_THROUGH } from './lib/inputs.js';
-import { previewAssignAction, previewUpdateAction } from './lib/action-effects.js';
+import { previewAddDataStep, previewAssignAction, previewTestRun, previewUpdateAction } from './lib/action-effects.js';
 import { shape } from './lib/shapes.js';
 import { setupAttribute } from './prompts.js';
 import { actionAnswered, actionAssigned } from './lib/mirror/writes.js';
@@ -198,7 +198,8 @@ const addDataStep = defineTool({
   input: z
     .object({
       toolId: idInput(),
-      stepNumber: z.number().int('must be a whole number').min(0, 'must be from 0 to 10000').max(10_000, 'must be from 0 to 10000').nullable().optional(),
+      // The spec's type: "number or null".
+      stepNumber: z.number().nullable().optional(),
       name: z.string().optional(),
       url: stepUrl.optional(),
       ...stepFields,
@@ -206,6 +207,7 @@ const addDataStep = defineTool({
     .passthrough(),
   // The spec's setup sequence: add a step "with toolId and stepNumber".
   route: { method: 'POST', path: '/v2/api-function-configs/public', body: 'rest', payloadNotShown: ['toolId', 'stepNumber'] },
+  preview: previewAddDataStep,
   done: (data, input) => `Data step ${fieldOf(data, 'id')} added to ${input.toolId}; next: test_data_step, then update_action {outputSchema} with paths "${fieldOf(data, 'id')}.<key>".`,
   errors: STEP_ERRORS,
 });
@@ -252,6 +254,7 @@ const testAction = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/hc-tools/{toolId}/test-run/public', body: 'rest', payloadNotShown: [] },
+  preview: previewTestRun,
   done: (data, input) => `Test run of ${input.toolId}: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'}; each step's request and data follow.`,
   errors: { ...STEP_ERRORS, 400: 'a required input is missing from inputs, or an input has the wrong type' },
 });
@@ -273,6 +276,7 @@ const testDataStep = defineTool({
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/api-function-configs/test-run/public', body: 'rest', payloadNotShown: [] },
+  preview: previewTestRun,
   done: (data) => `Data step test: ${fieldOf(data, 'success') === 'true' ? 'succeeded' : 'failed'} (HTTP status ${fieldOf(data, 'status')}).`,
   errors: STEP_ERRORS,
 });

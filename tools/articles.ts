@@ -242,7 +242,8 @@ const compareArticleDraft = defineTool({
       draftArticleIds: idList().max(MAX_DRAFTS, `must hold at most ${MAX_DRAFTS} ids`).optional(),
     })
     .refine((input) => draftIdsOf(input).length > 0, { message: 'give draftArticleId or draftArticleIds', path: ['draftArticleId'] })
-    .refine((input) => draftIdsOf(input).length <= MAX_DRAFTS, {
+    // Only where draftArticleIds alone keeps its own limit: one rule, one line.
+    .refine((input) => draftIdsOf(input).length <= MAX_DRAFTS || (input.draftArticleIds?.length ?? 0) > MAX_DRAFTS, {
       message: `at most ${MAX_DRAFTS} drafts in one call`,
       path: ['draftArticleIds'],
     }),

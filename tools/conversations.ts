@@ -7,21 +7,25 @@ import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/json.js';
 import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
 import { createExportFile } from './lib/export-file.js';
+import { previewFeedback, previewGenerateAnswer } from './lib/conversation-effects.js';
 import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
-import { describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
+import { cutShort, describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
-import { changeOf, ConversationStats, definitionsFor, renderStats } from './lib/stats.js';
+import { changeOf, ConversationStats, renderStats } from './lib/stats.js';
+import { definitionsFor } from './lib/definitions.js';
 import { countFromMirror, mirrorAnswers } from './lib/mirror/answer.js';
 import { MirrorUnavailable } from '../src/mirror/database.js';
 import { answerGenerated, conversationDeleted, feedbackGiven } from './lib/mirror/writes.js';
 
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 
-const sourceFilter = z.array(conversationSource).min(1, 'must not be empty').optional();
-const channelFilter = z.array(channelEnum).min(1, 'must not be empty').optional();
-const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional();
+// The spec sets no minimum length on these lists: an empty one is sent as given.
+const sourceFilter = z.array(conversationSource).optional();
+const channelFilter = z.array(channelEnum).optional();
+/** The spec documents the CSAT filter's values but hides its parameter name: every tool that takes it says so. */
+const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('Name is a guess: the spec hides it');
 
 const filters = {
   since: timeInput('Default 7d ago.').optional(),
@@ -31,7 +35,7 @@ const filters = {
   channel: channelFilter,
   question: searchText('In customer messages; max 100 non-blank chars, no % _').optional(),
   answer: searchText('In agent answers, same rules').optional(),
-  csat: csatFilter.describe("0-5; name not shown in spec, sandbox's guess"),
+  csat: csatFilter,
 };
 
 /** The same filters, described once in list_conversations: every listed token costs every user. */
@@ -152,11 +156,19 @@ const listConversations = defineTool({
 
 const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
 
+/**
+ * What an export reads without maxConversations when it returns the conversations: a result shows
+ * what fits in its cap anyway, and reading a year costs minutes of the rate budget. With outputFile
+ * it reads every one, which is what a file is for.
+ */
+const EXPORT_DEFAULT_MAX = 500;
+const exportMax = (input: { maxConversations?: number; outputFile?: string }) => input.maxConversations ?? (input.outputFile ? undefined : EXPORT_DEFAULT_MAX);
+
 const exportInput = z
   .object({
     ...terseFilters,
     feedback: feedbackFilter,
-    maxConversations: z.number().int().min(1).max(100_000).optional().describe('default 500'),
+    maxConversations: z.number().int().min(1).max(100_000).optional().describe(`Default ${EXPORT_DEFAULT_MAX}; with outputFile, all`),
     outputFile: z
       .string()
       .regex(/^[\w.-]+\.ndjson$/, 'must be a plain file name ending in .ndjson (no folders)')
@@ -192,7 +204,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
   const stats = new ConversationStats(['agent', 'source', 'channel'], { pairs: true });
   let summary: ScanSummary;
   try {
-    summary = await scanConversations(context, scanRequest(input, window(input), 'Export', input.maxConversations ?? 500), async (item) => {
+    summary = await scanConversations(context, scanRequest(input, window(input), 'Export', exportMax(input)), async (item) => {
       stats.add(item);
       if (stream) {
         if (!stream.write(`${JSON.stringify(item)}\n`)) await once(stream, 'drain');
@@ -206,7 +218,7 @@ async function exportConversations(input: ExportInput, context: ToolContext): Pr
       await once(stream, 'close');
     }
   }
-  const result = { ...summary, stats: stats.exportResult() };
+  const result = { ...summary, stats: { ...definitionsFor(false, context), ...stats.exportResult() } };
   if (file) return { ...result, file, bytes: (await stat(file)).size };
   return { ...result, interactions: kept };
 }
@@ -218,9 +230,16 @@ const exportTool = defineTool({
   scope: 'read',
   core: true,
   description:
-    'Collects every conversation matching the filters over any window, each naming its agent, with counts by agent, source and channel; feedback keeps only thumbs-down or thumbs-up ones. For triage beyond one page, or history to a file.',
+    'Collects the conversations matching the filters over any window (the first 500 unless maxConversations; all with outputFile), each naming its agent, with counts of those read by agent, source and channel; feedback keeps thumbs-down or up ones.',
   input: exportInput,
   handler: exportConversations,
+  stoppedEarly: (data, input) =>
+    cutShort(
+      data as ScanSummary,
+      input.maxConversations === undefined
+        ? `The default maxConversations=${EXPORT_DEFAULT_MAX} stopped the export: outputFile writes every one to a file; a higher maxConversations reads more.`
+        : `maxConversations=${input.maxConversations} stopped the export: raise it, or give outputFile without it for every one.`,
+    ),
   list: { ...conversationList, more: 'Use outputFile to get everything in a file, or narrow the filters.' },
   taskSupport: 'optional',
 });
@@ -269,7 +288,7 @@ async function conversationStats(input: z.output<typeof statsInput>, context: To
   );
   if (unavailable) summary.note = `${unavailable} ${summary.note ?? ''}`.trim();
   const counted = stats.result();
-  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, definitions: definitionsFor(previous !== undefined) };
+  const result: StatsResult = { ...summary, since: iso(since), until: iso(until), ...counted, ...definitionsFor(previous !== undefined, context) };
   if (previous) {
     const earlier = previous.stats.result();
     result.count = counted.total.conversations;
@@ -291,6 +310,7 @@ const statsTool = defineTool({
     'Counts conversations over any window by agent, source, channel, day, week, month or quarter (two crossed), or against the window before: answers, thumbs up/down, unresolved negatives, CSAT, escalations, articles behind thumbs-down. Filters as list_conversations.',
   input: statsInput,
   handler: conversationStats,
+  stoppedEarly: (data, input) => cutShort(data as ScanSummary, `maxConversations=${input.maxConversations} stopped the count: raise it, or leave it out to count every one.`),
   text: renderStats,
   ui: 'stats',
   taskSupport: 'optional',
@@ -325,6 +345,7 @@ const generateAnswer = defineTool({
     }),
   fallbacks: { botId: 'defaultBotId' },
   route: { method: 'POST', path: '/v2/hc-interactions/events/public', body: ['content', 'role', 'interactionId', 'botId', 'metadata'] },
+  preview: previewGenerateAnswer,
   keepMirror: answerGenerated,
   done: (data) => {
     const events = (data as { events?: Array<{ interactionId?: string }> }).events ?? [];
@@ -349,6 +370,7 @@ const giveFeedback = defineTool({
     approved: z.boolean().nullable().optional(),
   }),
   route: { method: 'POST', path: '/v2/hc-interactions/{interactionId}/feedback/public', body: ['eventId', 'approved'] },
+  preview: previewFeedback,
   keepMirror: feedbackGiven,
   output: successShape,
   done: (_data, input) => `Feedback recorded on event ${input.eventId} of conversation ${input.interactionId}; its resolved flag was recomputed (list_conversations shows it).`,

@@ -235,6 +235,7 @@ const waitForRefineSession = defineTool({
     timeoutSeconds: z.number().int('must be a whole number').min(1, 'must be from 1 to 3600').max(3600, 'must be from 1 to 3600').optional().describe('default 120'),
   }),
   handler: waitForRefine,
+  stoppedEarly: (data) => (isRecord(data) && data.finished === false ? `INCOMPLETE: ${String(data.note)}` : undefined),
   errors: ERRORS,
   taskSupport: 'optional',
 });

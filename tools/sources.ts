@@ -200,6 +200,7 @@ const registerProviderResources = defineTool({
     resources: z.array(resource),
   }),
   route: { method: 'POST', path: '/v2/documents/public/resources/{provider}', body: ['resources'], providerFields: ['provider'] },
+  preview: async (input) => [`Records ${input.resources.length} ${input.provider} resource(s) as sources, new or updated; it does not ingest them (ingest_sources does).`],
   keepMirror: seenIn('register_provider_resources', 'source', (data) => [...idsIn(data, 'addedDocumentIds'), ...idsIn(data, 'updatedDocumentIds')]),
   output: shape({ addedDocumentIds: z.array(z.string()), updatedDocumentIds: z.array(z.string()) }),
   done: (data, input) =>
@@ -217,7 +218,8 @@ const crawlLinks = defineTool({
   input: z
     .object({
       url: z.string().refine(isHttpUrl, 'must be an http(s) URL').optional(),
-      maxLinks: z.number().int('must be a whole number').min(1, 'must be from 1 to 10000').max(10_000, 'must be from 1 to 10000').optional(),
+      // The payload is not shown: a count, with no upper limit invented.
+      maxLinks: z.number().int('must be a whole number').positive('must be 1 or more').safe('must be a whole number of links').optional(),
     })
     .passthrough(),
   route: { method: 'POST', path: '/v2/documents/public/deep-crawl/links', body: 'rest', payloadNotShown: [] },
@@ -346,6 +348,8 @@ const waitTool = defineTool({
     timeoutSeconds,
   }),
   handler: (input, context) => waitForSources(input.sourceIds, input.timeoutSeconds, context),
+  // A timed-out or cancelled wait's first note says what is still pending and how to keep waiting.
+  stoppedEarly: (data) => (isRecord(data) && data.status !== 'finished' && Array.isArray(data.notes) ? `INCOMPLETE: ${String(data.notes[0])}` : undefined),
   taskSupport: 'optional',
 });
 

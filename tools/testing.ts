@@ -69,6 +69,11 @@ const startRun = defineTool({
       }
     }),
   route: { method: 'POST', path: '/v2/test-sets/{testSetId}/runs/public', body: ['ruleExecutionMode', 'promptVersionId'] },
+  preview: async (input, context) => {
+    if (input.ruleExecutionMode === 'execute')
+      context.warn('execute mode can call the configured external APIs once per replayed conversation, for real: an action that writes (an order, a refund) writes each time.');
+    return [`Queues a ${input.ruleExecutionMode} run of test set ${input.testSetId}. No route reads a run or its result: they show in the dashboard only.`];
+  },
   keepMirror: seenIn('start_test_set_run', 'test_set', (_data, input) => [input.testSetId]),
   output: shape({ id: z.string(), testSetId: z.string(), status: z.string(), result: z.unknown() }, { createdBy: z.string().nullable() }),
   done: (data, input) => `Run ${fieldOf(data, 'id')} of test set ${input.testSetId} queued (status ${fieldOf(data, 'status')}); results appear in the dashboard (no route reads a run).`,

@@ -4,7 +4,7 @@ import type { ApiRequest } from '../http/client.js';
 import { encodeQuery } from '../http/client.js';
 import { ApiError, CancelledError } from '../http/errors.js';
 import { Envelope, showHidden } from './output.js';
-import type { PreviewContext, ToolContext, ToolDefinition } from './define.js';
+import type { PreviewContext, Quote, ToolContext, ToolDefinition } from './define.js';
 import { checkToken, issueToken, type TokenBinding, type TokenRefusal } from './tokens.js';
 import type { Session, ToolRun } from './types.js';
 
@@ -51,7 +51,7 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
     const answer = await server.elicitInput(
       {
         mode: 'form',
-        message: keyRedaction.redact(showHidden(`${run.tool.title}: send this request to the workspace API?\n\n${effectBlock(effect)}Request:\n${description}`)),
+        message: keyRedaction.redact(showHidden(`${run.tool.title}: send this request to the workspace API?\n${warningLines(effect)}\n${effectBlock(effect)}Request:\n${description}`)),
         requestedSchema: {
           type: 'object',
           properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Yes sends the request exactly as shown.' } },
@@ -64,68 +64,91 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
     const how = answer.action === 'accept' ? 'answered no' : answer.action === 'decline' ? 'declined' : 'cancelled';
     const message = `The user ${how}; nothing was sent.`;
     return {
-      content: [{ type: 'text', text: `${message}\n\n${effectBlock(effect)}${run.tool.name} would have sent:\n${description}` }],
-      structuredContent: { sent: false, message, effect, request: description },
+      content: [{ type: 'text', text: `${message}\n${warningLines(effect)}\n${effectBlock(effect)}${run.tool.name} would have sent:\n${description}` }],
+      structuredContent: { sent: false, message, ...effectFields(effect), request: description },
     };
   }
 
   const now = options.now ?? Date.now;
   const binding: TokenBinding = { tool: run.tool.name, request, apiKey: options.apiKey };
-  let refusal: { refused: TokenRefusal; reason: string } | undefined;
   if (typeof confirm === 'string') {
     const check = checkToken(options.config.confirmSecret, confirm, binding, now());
-    if (!check.ok) refusal = check;
+    if (!check.ok) return refusal(run.tool.name, check.refused, check.reason, description);
     // Spent before anything is sent, durably where the state must survive a restart: a crash
     // between here and the send loses the write rather than sending it twice.
-    else if (await options.state.claim('spent', check.mac, check.expiresAt)) return undefined;
-    else return spentRefusal(run.tool.name, description);
+    if (await options.state.claim('spent', check.mac, check.expiresAt)) return undefined;
+    return refusal(run.tool.name, 'spent', SPENT_REASON, description);
   }
   const envelope = new Envelope();
   const effect = await describeEffect(run.tool, input, context, envelope.quote);
   const { token, expiresAt } = issueToken(options.config.confirmSecret, binding, now());
   const expiry = new Date(expiresAt).toISOString();
-  const message = [
-    refusal ? `The confirmToken given was refused (${refusal.refused}): ${refusal.reason} Nothing was sent; this is a fresh preview with a new token.` : 'Preview only; nothing was sent.',
-    confirm === true && '"confirm": true alone sends nothing: it needs the confirmToken of a preview.',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const message = confirm === true ? 'Preview only; nothing was sent. "confirm": true alone sends nothing: it needs the confirmToken of a preview.' : 'Preview only; nothing was sent.';
   const next = `To send it, show the user this preview and, once they agree, call ${run.tool.name} again with the same arguments plus "confirm": "${token}". The token sends exactly this request with this API key, once, until ${expiry}.`;
-  const text = [envelope.used && envelope.notice, message, '', `${effectBlock(effect)}${run.tool.name} would send:\n${description}`, '', next].filter((line) => line !== false).join('\n');
+  const text = [envelope.used && envelope.notice, `${message}\n${warningLines(effect)}`, `${effectBlock(effect)}${run.tool.name} would send:\n${description}`, '', next]
+    .filter((line) => line !== false)
+    .join('\n');
   return {
-    ...(refusal && { isError: true }),
     content: [{ type: 'text', text }],
-    structuredContent: { sent: false, ...(refusal && { refused: refusal.refused }), message, effect, request: description, confirmToken: token, expiresAt: expiry },
+    structuredContent: { sent: false, message, ...effectFields(effect), request: description, confirmToken: token, expiresAt: expiry },
   };
 }
 
-/** A token that already sent its request: refused with no new token, so a retry loop cannot turn into a second write. */
-function spentRefusal(toolName: string, description: string): CallToolResult {
-  const message = `The confirmToken given was refused (spent): it already sent its request, and a token sends once. Nothing was sent this time, and no new token comes with this answer. If the user wants the same change made again, call ${toolName} without "confirm" for a new preview and show it to them.`;
+const SPENT_REASON = 'it already sent its request, and a token sends once.';
+
+/**
+ * A refused token gets no new token, whatever the reason: a loop that sent a wrong or stale token
+ * must not find, in the refusal, a token it could send on its next turn with no person asked.
+ * The caller asks for a new preview, which a person then judges.
+ */
+function refusal(toolName: string, refused: TokenRefusal, reason: string, description: string): CallToolResult {
+  const again = refused === 'spent' ? 'If the user wants the same change made again, call' : 'To go on, call';
+  const message = `The confirmToken given was refused (${refused}): ${reason} Nothing was sent, and no new token comes with this answer. ${again} ${toolName} without "confirm" for a new preview and show it to the user.`;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${message}\n\nThe token was for:\n${description}` }],
-    structuredContent: { sent: false, refused: 'spent', message, request: description },
+    content: [{ type: 'text', text: `${message}\n\nThis call would have sent:\n${description}` }],
+    structuredContent: { sent: false, refused, message, request: description },
   };
 }
 
-function effectBlock(effect: string[]): string {
-  return effect.length ? `What it does:\n${effect.map((line) => `- ${line}`).join('\n')}\n\n` : '';
+/** A preview's account of a write: what it does, and the warnings that come first (what it cannot do, what is risky). */
+interface Effect {
+  lines: string[];
+  warnings: string[];
+}
+
+function effectBlock(effect: Effect): string {
+  return effect.lines.length ? `What it does:\n${effect.lines.map((line) => `- ${line}`).join('\n')}\n\n` : '';
+}
+
+/** The warnings, a line each, right under the first line of a preview or question. */
+function warningLines(effect: Effect): string {
+  return effect.warnings.map((warning) => `WARNING: ${warning}\n`).join('');
+}
+
+function effectFields(effect: Effect): { warnings?: string[]; effect: string[] } {
+  return { ...(effect.warnings.length && { warnings: effect.warnings }), effect: effect.lines };
 }
 
 /**
  * The tool's own account of the effect. A failure to read the target never blocks the write: the
  * preview says what could not be read, and the exact request still follows.
  */
-async function describeEffect(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext, quote: (value: unknown) => string): Promise<string[]> {
-  if (!tool.preview) return [];
-  const previewContext: PreviewContext = { ...context, quote, read: (toolName, readInput) => readForPreview(context, toolName, readInput) };
+async function describeEffect(tool: ToolDefinition, input: Record<string, unknown>, context: ToolContext, quote: Quote): Promise<Effect> {
+  const warnings: string[] = [];
+  if (!tool.preview) return { lines: [], warnings };
+  const previewContext: PreviewContext = {
+    ...context,
+    quote,
+    warn: (text) => warnings.push(showHidden(text)),
+    read: (toolName, readInput) => readForPreview(context, toolName, readInput),
+  };
   try {
     // A tool's lines name the arguments (an id, a title) as given: hidden characters in them are shown escaped too.
-    return (await tool.preview(input, previewContext)).map(showHidden);
+    return { lines: (await tool.preview(input, previewContext)).map(showHidden), warnings };
   } catch (error) {
     if (context.signal.aborted) throw error;
-    return [`The current state could not be read (${failureReason(error)}), so the effect is not described; the request below is exactly what will be sent.`];
+    return { lines: [`The current state could not be read (${failureReason(error)}), so the effect is not described; the request below is exactly what will be sent.`], warnings };
   }
 }
 
@@ -147,7 +170,10 @@ function failureReason(error: unknown): string {
   return 'no response from the API';
 }
 
-/** In the elicitation form the user reads names as plain quoted text. */
-function quoteForUser(value: unknown): string {
-  return JSON.stringify(String(value ?? ''));
-}
+/** Escapes text onto one line, for the form a person reads: no envelope there. */
+const userText = new Envelope();
+
+/** In the elicitation form the user reads names as plain quoted text, and a block's lines as they are, each kept on its line. */
+const quoteForUser: Quote = Object.assign((value: unknown) => JSON.stringify(String(value ?? '')), {
+  block: (render: (text: (value: unknown) => string) => string[]) => render((value) => userText.oneLine(String(value ?? ''))),
+});

@@ -63,6 +63,12 @@ export interface ToolContext {
   call(toolName: string, input: Record<string, unknown>, options?: { background?: boolean }): Promise<unknown>;
   /** True when the process runs locally over stdio and may write files. */
   local: boolean;
+  /**
+   * Of `topics` (what a result would state once per session, such as each rate's definition),
+   * those this session's results have not stated yet, recorded as stated from now on: design 15
+   * wants a definition in the first stats or explain result of a session only.
+   */
+  unstated(topics: readonly string[]): string[];
   /** The workspace mirror of the session's key; absent with SVC_MIRROR=off. */
   mirror?: MirrorAccess;
 }
@@ -86,10 +92,25 @@ export interface MirrorAccess {
   forgotten(): boolean;
 }
 
-/** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines). */
+/**
+ * Marks third-party text (written by customers, agents or document authors) as data. Called on a
+ * value: that text on one line, in the untrusted-data envelope. `block` lays out one record of
+ * such text over several lines (an article's changed sentences) in ONE envelope: `render` writes
+ * the lines, passing each third-party value through the `text` it is given, which keeps it on its
+ * line; the lines come back between the envelope's opening and closing tags.
+ */
+export type Quote = ((value: unknown) => string) & { block(render: (text: (value: unknown) => string) => string[]): string[] };
+
+/** What an effect preview may use: the tool context, plus marking of third-party text (titles, article lines) and warnings. */
 export interface PreviewContext extends ToolContext {
   /** Wraps text written by customers or document authors so the reader treats it as data. */
-  quote(value: unknown): string;
+  quote: Quote;
+  /**
+   * What the write cannot do, or a risk the user must weigh before saying yes (it writes into a
+   * customer's conversation, it overwrites later changes): shown in the first lines of the
+   * preview and of the question the user answers, before what the write does.
+   */
+  warn(text: string): void;
   /** Like `call`, but a failed read comes back as a short trusted reason (`not found, 404`) instead of throwing. */
   read(toolName: string, input: Record<string, unknown>): Promise<{ value: unknown } | { failed: string }>;
 }
@@ -183,10 +204,16 @@ export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   /** 9. List results: the compact projection of each item, and what a capped result tells the user. */
   list?: ListShape;
   /**
+   * 9b. Results that may stop before the end of what was asked (a limit on what is read): the
+   * sentence saying so, with how many were read of how many and how to get the rest, or undefined
+   * for a whole result. The engine makes it the result's first line, above any note of its own cap.
+   */
+  stoppedEarly?: (data: unknown, input: z.output<Input>) => string | undefined;
+  /**
    * 10. A readable text rendering (a table, a diff) in place of the generic outline; `quote` wraps
    * third-party text (names, titles, message and diff lines) in the untrusted-data envelope.
    */
-  text?: (data: unknown, quote: (value: unknown) => string) => string;
+  text?: (data: unknown, quote: Quote) => string;
   /** When the call fails: text for the errors only the tool can explain. */
   errors?: ErrorHints;
 }

@@ -44,14 +44,14 @@ export function parseTime(value: unknown, now = clockNow()): number | undefined 
   return undefined;
 }
 
-/** The earliest time any input may name: the workspace API holds nothing older. */
-export const EARLIEST_TIME_MS = Date.UTC(2000, 0, 1);
+/** The earliest time any input may name: the epoch, where the spec's epoch milliseconds begin (it sets no later floor). */
+export const EARLIEST_TIME_MS = 0;
 /** How far past the call's clock a time input may reach (one year, for scheduled ends of windows). */
 export const LATEST_TIME_AHEAD_MS = 366 * DAY_MS;
 
 /**
  * A time input: shows as number-or-string in the schema and arrives in handlers as epoch ms,
- * always from 2000-01-01 to one year after now, so no later stage plans over an absurd span.
+ * always from 1970-01-01 to one year after now, so no later stage plans over an absurd span.
  */
 export function timeInput(description: string) {
   return z
@@ -64,7 +64,7 @@ export function timeInput(description: string) {
       }
       const latest = clockNow() + LATEST_TIME_AHEAD_MS;
       if (parsed < EARLIEST_TIME_MS || parsed > latest) {
-        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be from 2000-01-01 to ${new Date(latest).toISOString().slice(0, 10)} (one year from now)` });
+        context.addIssue({ code: z.ZodIssueCode.custom, message: `must be from 1970-01-01 to ${new Date(latest).toISOString().slice(0, 10)} (one year from now)` });
         return z.NEVER;
       }
       return parsed;

@@ -104,6 +104,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
       list: tool.list,
       text: tool.text,
       heading: doneLine(tool, data, input),
+      stoppedEarly: tool.stoppedEarly?.(data, input),
       capChars: config.maxResultTokens * 4,
     });
     return { result, preview: false };
@@ -195,6 +196,11 @@ function toolContext(run: ToolRun): ToolContext {
     signal: run.signal,
     local: options.config.transport === 'stdio',
     mirror: options.mirrors && mirrorAccess(options.mirrors, options.apiKey),
+    unstated(topics) {
+      const fresh = topics.filter((topic) => !run.session.stated.has(topic));
+      for (const topic of fresh) run.session.stated.add(topic);
+      return fresh;
+    },
     async progress(update) {
       if (progressToken === undefined) return;
       await run.origin.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);

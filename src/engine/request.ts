@@ -63,5 +63,6 @@ export function buildRequest(tool: ToolDefinition, validated: Record<string, unk
     body,
     read: route.read ?? route.method === 'GET',
     ...(route.answersNull ? { answersNull: true } : {}),
+    ...(/\{\w+\}/.test(route.path) ? { namesItem: true } : {}),
   };
 }

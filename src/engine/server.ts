@@ -51,6 +51,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
     toolsByName: surface.toolsByName,
     catalogByName: surface.catalogByName,
     keyRedaction: keyRedaction(options.apiKey),
+    stated: new Set(),
   };
   // Log lines are redacted of this key in every form while the session lives.
   const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);

@@ -60,6 +60,8 @@ export interface Session {
   catalogByName: ReadonlyMap<string, ToolDefinition>;
   /** Finds and masks the session's API key in every form a result, preview or log line must not show (`keyRedaction`). */
   keyRedaction: Redaction;
+  /** What this session's results have already stated once (a rate's definition), so later results name it without repeating it. */
+  stated: Set<string>;
 }
 
 /** One tool call in flight. */

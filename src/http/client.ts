@@ -23,6 +23,8 @@ export interface ApiRequest {
   onRetry?: (notice: string) => void;
   /** The route may answer JSON `null`; for others a null body is not the API's answer. */
   answersNull?: boolean;
+  /** The path names an item (`/v2/replays/{id}/public`), so a 404 may mean that item is missing; a path without one has no item to miss. */
+  namesItem?: boolean;
   /** Told the HTTP status of each response as the transport saw it, before the body is read or parsed. */
   onStatus?: (status: number) => void;
   /** `background`: a page a mirror sync reads; people's calls go ahead of it and keep a reserve of the budget (KeyLimiter). */
@@ -205,7 +207,7 @@ export class ApiClient {
     }
     this.options.logger.debug({ method: request.method, path: request.path, status: response.statusCode, ms: Date.now() - startedAt }, 'upstream request');
     const body = parseJson(response.text);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw errorForStatus(response.statusCode, body ?? response.text, redacted);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw errorForStatus(response.statusCode, body ?? response.text, redacted, request.namesItem === true);
     // Every route answers a JSON object or array (a few may answer null): a bare string or number is not the API's answer.
     if (body === undefined || typeof body !== 'object' || (body === null && !request.answersNull)) throw this.notJson(response, body, redacted);
     return body as T;

@@ -83,21 +83,20 @@ export function upstreamMessagesOf(body: unknown): string[] {
 }
 
 /**
- * The spec does not show the body of a 404. The API's framework answers every error with its error
- * shape `{statusCode, message, error}`: an unknown id with a message naming the item, an unknown
- * route with `Cannot GET /v2/...`. A server that is not the API (a wrong host, a proxy, another
- * service) answers otherwise: a page, an empty body, or JSON of another shape. Only an unknown id
- * is read as "no such item"; everything else means the base URL is probably wrong.
+ * The spec does not show the body of a 404, so its shape decides nothing: a 404 without the
+ * framework's `statusCode` may still be the API saying that an item does not exist. What tells
+ * an unknown route apart: a path that names no item has nothing to miss, so its 404 is the route's
+ * (the base URL is probably wrong); and on any path, the framework's unknown-route message
+ * (`Cannot GET /v2/...`). Anything else on a path that names an item is that item not found.
  */
-function isUnknownRoute(body: unknown, messages: string[]): boolean {
-  const apiShaped = body !== null && typeof body === 'object' && typeof (body as { statusCode?: unknown }).statusCode === 'number';
-  return !apiShaped || (messages[0] !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(messages[0]));
+function isUnknownRoute(namesItem: boolean, messages: string[]): boolean {
+  return !namesItem || (messages[0] !== undefined && /^Cannot (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//.test(messages[0]));
 }
 
-export function errorForStatus(status: number, body: unknown, request: RedactedRequest): ApiError {
+export function errorForStatus(status: number, body: unknown, request: RedactedRequest, namesItem = false): ApiError {
   const ErrorType = CLASS_BY_STATUS[status] ?? (status >= 500 ? UpstreamServerError : ClientRequestError);
   const messages = upstreamMessagesOf(body);
   const error = new ErrorType(`${request.method} ${request.path} failed with HTTP ${status}`, request, status, messages);
-  if (error instanceof NotFoundError) error.routeNotFound = isUnknownRoute(body, messages);
+  if (error instanceof NotFoundError) error.routeNotFound = isUnknownRoute(namesItem, messages);
   return error;
 }

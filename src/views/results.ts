@@ -187,8 +187,28 @@ export interface Stats {
 /** Differences (this window minus the previous one) of the figures that have one: not of the CSAT distribution or the article lists. */
 export type Change = Omit<Counts, 'csat' | 'negativeArticles' | 'negativeArticlesLeftOut'> & { csat: { count: number; mean: number | null } };
 
-/** The figure names as `definitions` keys: each said once per result. */
+/** The figure names as `definitions` keys: each stated once per session (design 15). */
 export type Definitions = Record<string, string>;
+
+/**
+ * What each figure counts, exactly as tools/lib/stats.ts counts it: stated in the first stats
+ * result of a session and in svc://guide, and always in the stats view.
+ */
+export const DEFINITIONS: Definitions = {
+  conversations: 'createdAt in the window; each under the one agent it was listed for',
+  answers: 'svcbot (agent-written) events of type message',
+  thumbsUp: 'svcbot events of any type with approved true',
+  thumbsDown: 'svcbot events of any type with approved false',
+  negativeRate: 'thumbsDown / (thumbsUp + thumbsDown): rated svcbot events, not conversations; null if none rated',
+  unresolvedNegative: 'thumbsDown events whose resolved is not true',
+  csat: 'csatRating values on any event, 0 included; mean = their average',
+  escalations: 'silent_escalation events',
+  negativeArticles: 'usedArticles of thumbsDown events, by number of such events; top 5',
+};
+
+/** What `change` is, in a comparison with the window before. */
+export const CHANGE_DEFINITION =
+  'this window minus previous; a rate or mean null on either side gives null; a group missing on one side counts as zero there; day and week groups (different dates) get none';
 
 /** What a scan of conversations over a window covered (export_conversations, conversation_stats). */
 export interface ScanSummary {
@@ -203,6 +223,8 @@ export interface ScanSummary {
   scanned: number;
   count: number;
   complete: boolean;
+  /** When `complete` is false: the matching conversations not read, exactly, or at least (the pages and agents past the stop were not read). */
+  leftOut?: { count: number; exact: boolean };
   note?: string;
   /** Present when the workspace mirror answered: when the reading it relies on began. */
   mirror?: { asOf: string };
@@ -210,7 +232,8 @@ export interface ScanSummary {
 
 /** conversation_stats. */
 export interface StatsResult extends Stats, ScanSummary {
-  definitions: Definitions;
+  /** The definitions this session was not told yet (design 15): all of them in its first stats result. */
+  definitions?: Definitions;
   /** With compareTo "previous": the same figures over the window of equal length that ends just before `since`. */
   previous?: Stats & { since: string; until: string };
   /** With compareTo "previous": this window minus the previous one, for the total and for groups that are not dates. */
@@ -219,9 +242,13 @@ export interface StatsResult extends Stats, ScanSummary {
 
 /** The counts export_conversations returns beside the conversations: each set of conversations once, named by every dimension that gives it. */
 export interface ExportStats {
-  definitions: Definitions;
-  /** With the dimensions that have one value for every conversation (all chat: `channel: "chat"`). */
-  total: KeyedGroup;
+  /** The definitions this session was not told yet (design 15). */
+  definitions?: Definitions;
+  /**
+   * Totals of the conversations the export read: of the whole window only when `complete`. With
+   * the dimensions that have one value for every one of them (all chat: `channel: "chat"`).
+   */
+  totalRead: KeyedGroup;
   groups: KeyedGroup[];
 }
 

@@ -43,11 +43,10 @@ export async function knowledgeStory(demo: DemoSession): Promise<void> {
     demo.say(`${source.status.padEnd(9)} ${source.url}  ${source.error ? `cause: ${source.error}` : `${source.paragraphs} paragraphs extracted`}`);
   }
 
+  const question = 'Can I get next-day delivery?';
+  demo.step(`Ask the email agent: "${question}"`);
   const { agents } = await demo.call<{ agents: Array<{ id: string; name: string }> }>('list_agents', {}, 3);
   const agent = agents.find((candidate) => candidate.name === 'Email Support') ?? agents[agents.length - 1];
-  const question = 'Can I get next-day delivery?';
-
-  demo.step(`Ask ${agent.name}: "${question}"`);
   const before = await demo.call<{ events: Event[] }>('generate_answer', { botId: agent.id, content: question }, 2);
   showReply(before.events);
   demo.say(`→ not an answer to the question: ${agent.name} cannot see the article about next-day delivery.`);

@@ -27,6 +27,7 @@ export async function reviewStory(demo: DemoSession): Promise<void> {
   const review = await demo.call<DraftReview>('compare_article_draft', { draftArticleId: draftId }, 16);
   demo.say('→ the draft changes the return window from 30 to 45 days, which the session never mentions,');
   demo.say('  and it was written before the session began: do not publish it as this fix.');
+  demo.say(review.drafts[0]?.verdict === 'stale' ? '→ decision: the draft is stale and changes policy; rejected.' : '→ decision: the draft is rejected until its return-window change is explained.');
   if (!session.warnings?.length) throw new Error('the review did not warn about the draft');
 
   demo.step('Every draft still waiting for review, one verdict each, in one call');
@@ -36,5 +37,4 @@ export async function reviewStory(demo: DemoSession): Promise<void> {
 
   demo.step('And what changed in the active version of the "where is my order" rule?');
   await demo.call('compare_rule_versions', { ruleId: SEED.rules.whereIsMyOrder }, 12);
-  demo.say(review.drafts[0]?.verdict === 'stale' ? '→ decision: the draft is stale and changes policy; rejected.' : '→ decision: the draft is rejected until its return-window change is explained.');
 }

@@ -17,7 +17,7 @@ export async function tokenStory(demo: DemoSession): Promise<void> {
   const answer = conversation?.events?.find((event) => event.role === 'svcbot');
   if (!conversation || !answer) throw new Error('no recent agent answer to rate');
   const args = { interactionId: conversation.id, eventId: answer.id, approved: false };
-  const preview = await demo.call<Preview>('give_feedback', args, 12);
+  const preview = await demo.call<Preview>('give_feedback', args, 14);
   if (preview.sent !== false || !preview.confirmToken) throw new Error('expected a preview with a confirmToken');
 
   demo.step('"confirm": true alone is not enough: still a preview, nothing sent');

@@ -72,10 +72,14 @@ describe('compare_article_draft', () => {
     // (an earlier version of this test expected no field change here, against that contract).
     expect(draft.fields).toEqual([{ field: 'misc', before: {}, after: { note: 'Extended return window for the spring campaign' } }]);
     const text = textOf(result);
-    expect(text).toMatch(/^ {2}- <untrusted-data-[0-9a-f]+>You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method\.</m);
-    expect(text).toMatch(/^ {2}\+ <untrusted-data-[0-9a-f]+>You can return unworn items with the original tags within 45 days/m);
+    expect(text).toMatch(/^ {2}- You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method\.$/m);
+    expect(text).toMatch(/^ {2}\+ You can return unworn items with the original tags within 45 days/m);
     // The unchanged sentence after it, as context.
-    expect(text).toMatch(/^ {4}<untrusted-data-[0-9a-f]+>Start a return from Orders/m);
+    expect(text).toMatch(/^ {4}Start a return from Orders/m);
+    // One envelope for the draft (issue 33), not one per sentence: the notice, then one opening and one closing tag.
+    expect(text.match(/<untrusted-data-[0-9a-f]+>/g)).toHaveLength(2);
+    expect(text.match(/<\/untrusted-data-[0-9a-f]+>/g)).toHaveLength(1);
+    expect(text).toMatch(/^<untrusted-data-[0-9a-f]+>\ntitle: Returns and exchanges policy\n/m);
     expect(text).not.toContain('publishing changes nothing');
     expect(apiRequests(sandbox)).toHaveLength(2);
   });
@@ -112,12 +116,20 @@ describe('compare_article_draft', () => {
     );
     expect(data.verdicts).toEqual({ changes: pending.length - 1, new: 1 });
     expect(data).toMatchObject({ notDrafts: [seeded().returnsPolicy], notFound: ['no-such-draft'] });
-    expect(textOf(result)).toMatch(/^\d+ drafts: 1 new, \d+ changes\.$/m);
+    expect(textOf(result)).toMatch(/^\d+ drafts: 1 new, \d+ with changes\.$/m);
     // The drafts, the live articles they came from, and the folders that name a new article's.
     expect(apiRequests(sandbox)).toHaveLength(3);
     const tooMany = await call('compare_article_draft', { draftArticleIds: Array.from({ length: 21 }, (_, index) => `draft-${index}`) });
     expect(tooMany.isError).toBe(true);
     expect(textOf(tooMany)).toMatch(/draftArticleIds.*at most 20/);
+    // One rule broken, one line (it gave two).
+    expect(
+      textOf(tooMany)
+        .split('\n')
+        .filter((line) => line.startsWith('- ')),
+    ).toHaveLength(1);
+    const overByOne = await call('compare_article_draft', { draftArticleId: 'draft-x', draftArticleIds: Array.from({ length: 20 }, (_, index) => `draft-${index}`) });
+    expect(textOf(overByOne)).toMatch(/^- draftArticleIds: at most 20 drafts in one call$/m);
   });
 
   it('tells a draft that changes only origin or misc from an identical one', async () => {
@@ -166,6 +178,24 @@ describe('compare_article_draft', () => {
     const livePending = await call('list_articles', { type: 'live', pending: true });
     expect(livePending.isError).toBe(true);
     expect(textOf(livePending)).toContain('pending');
+  });
+
+  it('does not call a draft stale that was published twice, then edited by its own author; a later change to the live article makes it stale (issue 33)', async () => {
+    const live = seeded().shippingTimes;
+    const draft = structured(await call('create_article_draft', { articleId: live, title: 'Shipping times and costs (draft)' }));
+    structured(await call('publish_article_draft', { articleId: draft.id }));
+    const second = structured(await call('publish_article_draft', { articleId: draft.id }));
+    expect(second.version).toBe(draft.originalArticleVersion + 2);
+    // Each write in a later millisecond than the one before, as writes by people are: the verdict reads who wrote last.
+    const nextMillisecond = () => new Promise((resolve) => setTimeout(resolve, 2));
+    await nextMillisecond();
+    structured(await call('update_article', { articleId: draft.id, title: 'Shipping: times and costs' }));
+    const edited = (await reviewOf({ draftArticleId: draft.id })).data.drafts[0];
+    expect(edited).toMatchObject({ verdict: 'changes', isDraftPublished: true, liveVersion: draft.originalArticleVersion + 2 });
+    expect(edited.warnings.join(' ')).not.toContain('Stale');
+    await nextMillisecond();
+    structured(await call('update_article', { articleId: live, keywords: ['shipping', 'delivery time'] }));
+    expect((await reviewOf({ draftArticleId: draft.id })).data.drafts[0].verdict).toBe('stale');
   });
 
   it('flags the draft as stale once the live article moves past its version', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Conversation } from '../../src/sandbox/types.js';
 import { apiRequests, callAsTask, textOf } from '../support/harness.js';
-import { structured, useServer } from '../support/fixture.js';
+import { structured, useConnection, useServer } from '../support/fixture.js';
 import { independentCount, type CountedGroup } from '../support/stats-count.js';
 
 const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-stats-')) } });
@@ -89,7 +89,11 @@ describe('conversation_stats and attribution', () => {
     const crossed = Object.fromEntries(data.crossed.map((group: Group) => [keyOfCrossed(group, ['agent', 'week']), group]));
     expect(crossed).toEqual(expectedCrossed(['agent', 'week'], listed));
     expect(data.crossed.length).toBeGreaterThan(data.groups.week.length);
-    expect(textOf(await call('conversation_stats', { since, until, groupBy: ['agent', 'week'] }))).toMatch(/By agent and week:\n\| agent \| week \| conversations \|/);
+    const text = textOf(await call('conversation_stats', { since, until, groupBy: ['agent', 'week'] }));
+    expect(text).toMatch(/By agent and week:\n\| agent \| week \| conversations \|/);
+    // The crossed table alone (issue 33), ending with the total: the one-way tables repeat its rows' sums.
+    expect(text).not.toMatch(/^By (agent|week):$/m);
+    expect(text).toMatch(new RegExp(`^\\| total \\| {2}\\| ${listed.length} \\|`, 'm'));
   });
 
   it('compares with the window of equal length just before, in one scan: figures, groups, crossed pairs and their change', async () => {
@@ -134,7 +138,8 @@ describe('conversation_stats and attribution', () => {
     expect(Object.fromEntries(data.change.crossed.map((group: Group) => [crossedKey(group), group]))).toEqual(
       Object.fromEntries(pairs.map((key) => [key, { ...JSON.parse(key), ...minus(nowCrossed[key], beforeCrossed[key]) }])),
     );
-    expect(Object.keys(data.definitions)).toEqual([...FIGURE_NAMES, 'change']);
+    // The figures were defined in this session's first stats result (design 15): only change is new.
+    expect(Object.keys(data.definitions)).toEqual(['change']);
     // Both windows fit in one slice per agent: one call, at the floor.
     expect(data.requests).toBe(1 + workspace().bots.size);
     expect(apiRequests(sandbox)).toHaveLength(data.requests);
@@ -157,8 +162,9 @@ describe('conversation_stats and attribution', () => {
         expect(conversation.botId, String(conversation.id)).toBe(botOf.get(String(conversation.id)));
         expect(conversation.agentName).toBe(workspace().bots.get(String(conversation.botId))!.name);
       }
-      const { total, groups, definitions } = exported.stats;
-      expect(Object.keys(definitions)).toEqual(FIGURE_NAMES);
+      const { totalRead: total, groups, definitions } = exported.stats;
+      // Defined in this session's first stats result already.
+      expect(definitions).toBeUndefined();
       // Each entry: the conversations that match every key it names, which are also those that match any one of them.
       const entries = [{ ...total, whole: true }, ...groups] as Array<Record<string, any>>;
       const named = new Map<string, number>();
@@ -190,9 +196,9 @@ describe('conversation_stats and attribution', () => {
     const written = structured(await call('export_conversations', { since: '30d', feedback: 'negative', outputFile: 'answers-stats.ndjson' }));
     expect(written.file).toMatch(/answers-stats\.ndjson$/);
     expect(written.interactions).toBeUndefined();
-    expect(written.stats.total.thumbsDown).toBeGreaterThan(0);
-    expect(written.stats.total.conversations).toBe(written.count);
-    expect(Object.keys(written.stats)).toEqual(['definitions', 'total', 'groups']);
+    expect(written.stats.totalRead.thumbsDown).toBeGreaterThan(0);
+    expect(written.stats.totalRead.conversations).toBe(written.count);
+    expect(Object.keys(written.stats)).toEqual(['totalRead', 'groups']);
   });
 
   it('queries only the given agent, still named, and groups by day', async () => {
@@ -223,7 +229,13 @@ describe('conversation_stats and attribution', () => {
     expect(data).toMatchObject({ complete: false, count: 5 });
     expect(data.total.conversations).toBe(5);
     expect(data.note).toContain('maxConversations=5');
-    expect(textOf(await call('conversation_stats', { since: '200d', maxConversations: 5 }))).toContain('INCOMPLETE');
+    expect(data.leftOut).toEqual({ count: expect.any(Number), exact: false });
+    expect(data.leftOut.count).toBeGreaterThan(0);
+    // The first line says so, how many were read, how many more match at least, and how to get the rest.
+    const [first] = textOf(await call('conversation_stats', { since: '200d', maxConversations: 5 })).split('\n');
+    expect(first).toBe(
+      `INCOMPLETE: read 5 conversations, and at least ${data.leftOut.count} more match (the pages, agents and slices after the stop were not read). maxConversations=5 stopped the count: raise it, or leave it out to count every one.`,
+    );
   });
 
   it('counts a conversation the API repeats at the top of the next page once', async () => {
@@ -263,5 +275,70 @@ describe('conversation_stats and attribution', () => {
     expect(articles.articles).toHaveLength(1);
     expect(articles.notFound).toEqual(['no-such-article']);
     expect(articles.note).toContain('1 of 2 ids');
+  });
+});
+
+describe('definitions once per session (design 15) and no silent cut (issue 33)', () => {
+  const first = useConnection(sandbox, { env: { SVC_CONFIRM: 'none' } });
+  const other = useConnection(sandbox, { env: { SVC_CONFIRM: 'none' } });
+
+  it('states every definition in the first stats result of a session, names them after, and states them again in a new session', async () => {
+    const opening = await first.call('conversation_stats', { since: '30d' });
+    expect(Object.keys(structured(opening).definitions)).toEqual(FIGURE_NAMES);
+    expect(textOf(opening)).toContain('\nDefinitions:\n- conversations: ');
+    const later = await first.call('conversation_stats', { since: '60d', groupBy: ['channel'] });
+    expect(structured(later).definitions).toBeUndefined();
+    expect(textOf(later)).not.toContain('thumbsDown / (thumbsUp + thumbsDown)');
+    expect(textOf(later)).toContain('Definitions: as stated earlier in this session (svc://guide has them too).');
+    const compared = await first.call('conversation_stats', { since: '30d', compareTo: 'previous' });
+    expect(Object.keys(structured(compared).definitions)).toEqual(['change']);
+    expect(textOf(compared)).toContain('Other definitions: as stated earlier in this session');
+    expect(structured(await first.call('export_conversations', { since: '7d' })).stats.definitions).toBeUndefined();
+    // Another session is told them once too, by whichever result comes first.
+    expect(Object.keys(structured(await other.call('export_conversations', { since: '7d' })).stats.definitions)).toEqual(FIGURE_NAMES);
+    expect(structured(await other.call('conversation_stats', { since: '7d' })).definitions).toBeUndefined();
+    // And the guide states them all, always.
+    const guide = await first.client.readResource({ uri: 'svc://guide' });
+    const text = (guide.contents[0] as { text: string }).text;
+    for (const definition of Object.values(structured(opening).definitions as Record<string, string>)) expect(text).toContain(definition);
+  });
+
+  it('says in the first line when the stop was at the last page, with the exact number that match', async () => {
+    const botId = sandbox.seed.bots.emailSupport;
+    const listed = listedIn(Date.now() - 30 * DAY, Date.now()).filter((conversation) => conversation.botId === botId);
+    expect(listed.length).toBeGreaterThan(1);
+    const result = await first.call('conversation_stats', { since: '30d', botId, maxConversations: 1 });
+    expect(structured(result)).toMatchObject({ complete: false, count: 1, leftOut: { count: listed.length - 1, exact: true } });
+    expect(textOf(result).split('\n')[0]).toBe(
+      `INCOMPLETE: read 1 of the ${listed.length} conversations that match. maxConversations=1 stopped the count: raise it, or leave it out to count every one.`,
+    );
+  });
+});
+
+describe('export_conversations stops at 500 by default, and says so first; with outputFile it reads every one (issue 33)', () => {
+  const { sandbox: big, call: bigCall } = useServer({
+    sandbox: { conversations: 700, rateLimit: 'off' },
+    env: { SVC_CONFIRM: 'none', SVC_EXPORT_DIR: mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-export-')) },
+  });
+  const matching = () =>
+    [...big.state.workspaces.get(big.seed.workspaceA)!.conversations.values()].filter((conversation) => conversation.touchedByService && conversation.createdAt >= Date.now() - 365 * DAY).length;
+
+  it('reads 500 and says how many more match and how to get them, its totals named as those of what it read', async () => {
+    const result = await bigCall('export_conversations', { since: '365d' });
+    const data = structured(result);
+    expect(matching()).toBeGreaterThan(500);
+    expect(data).toMatchObject({ complete: false, count: 500 });
+    expect(data.stats.totalRead.conversations).toBe(500);
+    expect(data.stats.total).toBeUndefined();
+    const [line, next] = textOf(result).split('\n');
+    expect(line).toMatch(/^INCOMPLETE: read 500 conversations, and at least \d+ more match .*The default maxConversations=500 stopped the export: outputFile writes every one to a file/);
+    // The result cap comes next: the page cannot show 500 conversations either.
+    expect(next).toMatch(/^Note: Result cut to fit the \d+-token budget: showing \d+ of 500 items/);
+  });
+
+  it('writes every matching conversation to the file, with no default cut', async () => {
+    const data = structured(await bigCall('export_conversations', { since: '365d', outputFile: 'every-one.ndjson' }));
+    expect(data).toMatchObject({ complete: true, count: matching() });
+    expect(data.stats.totalRead.conversations).toBe(matching());
   });
 });

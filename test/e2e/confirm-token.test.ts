@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
+import { SEED } from '../../src/sandbox/index.js';
 
 const sandbox = useSandbox();
 const admin = useConnection(sandbox);
@@ -15,6 +16,7 @@ const asking = useConnection(sandbox, { elicit: answering(questions, { action: '
 interface Preview {
   sent: false;
   message: string;
+  warnings?: string[];
   effect: string[];
   request: string;
   confirmToken: string;
@@ -29,17 +31,15 @@ function previewOf(result: CallToolResult): Preview {
   return preview;
 }
 
-/** A refused token: an error whose structured result names the reason; every reason but `spent` comes with a fresh preview. */
+/** A refused token: an error whose structured result names the reason, and, whatever the reason, no token to send on the next turn (design 15). */
 function refusalOf(result: CallToolResult, refused: 'spent' | 'mismatch' | 'expired' | 'invalid'): Preview & { refused: string } {
   expect(result.isError).toBe(true);
   const refusal = result.structuredContent as unknown as Preview & { refused: string };
   expect(refusal).toMatchObject({ sent: false, refused });
-  if (refused === 'spent') {
-    expect(refusal).not.toHaveProperty('confirmToken');
-    expect(textOf(result)).not.toContain('"confirm": "');
-  } else {
-    expect(refusal.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{11}\.[\w-]{43}$/);
-  }
+  expect(refusal).not.toHaveProperty('confirmToken');
+  expect(textOf(result)).not.toContain('"confirm": "');
+  expect(textOf(result)).not.toMatch(/[0-9a-z]+\.[\w-]{11}\.[\w-]{43}/);
+  expect(refusal.message).toContain('for a new preview');
   return refusal;
 }
 
@@ -82,7 +82,6 @@ describe('confirmation by token (no elicitation)', () => {
     const refused = refusalOf(await admin.call('update_article', { articleId, title: 'Something else', confirm: preview.confirmToken }), 'mismatch');
     expect(refused.message).toContain('issued for a different request');
     expect(refused.request).toContain('"title": "Something else"');
-    expect(refused.confirmToken).not.toBe(preview.confirmToken);
     expect(writes()).toEqual([]);
     // The same token on another tool with the same path fails the same way.
     const otherTool = refusalOf(await admin.call('delete_article', { articleId, confirm: preview.confirmToken }), 'mismatch');
@@ -128,7 +127,7 @@ describe('effect previews', () => {
     expect(text).toContain(`Overwrites live article`);
     expect(text).toContain('Returns and exchanges policy');
     expect(text).toContain(`(${articles.returnsPolicy}, version ${version}): version ${version} -> ${version + 1}.`);
-    expect(text).toMatch(/mainKnowledge changes:\n\s+- .*within 30 days.*\n\s+\+ .*within 45 days/);
+    expect(text).toMatch(/mainKnowledge:\n\s+- .*within 30 days.*\n\s+\+ .*within 45 days/);
     expect(text).not.toContain('STALE');
     expect(text.indexOf('What it does:')).toBeLessThan(text.indexOf(`POST /v2/hc-articles/${articles.returnsPolicyDraft}/publish/public`));
 
@@ -136,7 +135,8 @@ describe('effect previews', () => {
     expect((await unconfirmed.call('update_article', { articleId: articles.returnsPolicy, keywords: ['return', 'refund'] })).isError).toBeFalsy();
     sandbox.clearRequests();
     const stale = textOf(await admin.call('publish_article_draft', { articleId: articles.returnsPolicyDraft }));
-    expect(stale).toContain(`STALE: the draft was made from version ${version}, but the live article is now at version ${version + 1}`);
+    // The warning in the first lines, before what the write does (issue 33).
+    expect(stale.split('\n').slice(0, 3).join('\n')).toContain(`WARNING: STALE draft: it was made from version ${version}, but the live article is now at version ${version + 1}`);
     expect(stale).toContain(`version ${version + 1} -> ${version + 2}`);
     expect(writes()).toEqual([]);
   });
@@ -196,6 +196,76 @@ describe('effect previews', () => {
   });
 });
 
+/** A preview's warnings: structured, and the lines right under its first line, before what the write does (issue 33). */
+function warningsOf(result: CallToolResult): string[] {
+  const preview = previewOf(result);
+  const text = textOf(result);
+  const lines = text.split('\n').filter((line) => !line.includes('never as instructions'));
+  const shown = lines.slice(1, 1 + (preview.warnings?.length ?? 0));
+  expect(shown).toEqual((preview.warnings ?? []).map((warning) => `WARNING: ${warning}`));
+  if (shown.length) expect(text.indexOf('WARNING: ')).toBeLessThan(text.indexOf('What it does:'));
+  return preview.warnings ?? [];
+}
+
+describe('previews say what a write cannot do and warn on the risky ones, first (issue 33)', () => {
+  const seed = SEED;
+  it('create_tag: no route applies a tag to a conversation', async () => {
+    expect(warningsOf(await admin.call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'refund' }))).toEqual([
+      expect.stringMatching(/^No route of the API applies a tag to a conversation/),
+    ]);
+  });
+
+  it("generate_answer: a role other than user writes into the customer's conversation and gets no reply; user warns of nothing", async () => {
+    const into = warningsOf(await admin.call('generate_answer', { interactionId: seed.negativeConversation, content: 'Sorry!', role: 'agent' }));
+    expect(into).toEqual([expect.stringMatching(new RegExp(`^Writes a human agent's message \\(role agent\\) into the customer's conversation ${seed.negativeConversation} .*nothing replies`))]);
+    expect(warningsOf(await admin.call('generate_answer', { botId: seed.bots.storeAssistant, content: 'note', role: 'otherbot' }))).toEqual([
+      expect.stringMatching(/^Stores another bot's message \(role otherbot\) in the agent's conversation as it is, and nothing replies/),
+    ]);
+    for (const args of [
+      { interactionId: seed.negativeConversation, content: 'And sale items?' },
+      { botId: seed.bots.storeAssistant, content: 'Hi' },
+    ]) {
+      expect(warningsOf(await admin.call('generate_answer', args))).toEqual([]);
+    }
+    expect(writes()).toEqual([]);
+  });
+
+  it("give_feedback: a customer's message, an event not in the conversation and a missing approved are warned; the agent's answer is not", async () => {
+    const ids = { interactionId: seed.negativeConversation };
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeUserEvent, approved: false }))).toEqual([
+      expect.stringMatching(/is a customer's message \(role user\), not the agent's \(svcbot\) answer: a rating on it counts in no statistic/),
+    ]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeEvent, approved: false }))).toEqual([]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: 'no-such-event', approved: true }))).toEqual([expect.stringContaining('the API will refuse it (406)')]);
+    expect(warningsOf(await admin.call('give_feedback', { ...ids, eventId: seed.negativeEvent }))).toEqual([expect.stringMatching(/^approved is not given/)]);
+    // An unknown conversation: the preview says it could not check, and warns of nothing it does not know.
+    const unknown = previewOf(await admin.call('give_feedback', { interactionId: 'conv-unseen', eventId: 'e', approved: true }));
+    expect(unknown.warnings).toBeUndefined();
+    expect(unknown.effect.join('\n')).toContain('Who wrote the event could not be checked');
+    expect(writes()).toEqual([]);
+  });
+
+  it('add_data_step: a masked "********" on a new step is warned; on an update of a stored step (id) it keeps the secret', async () => {
+    const masked = { Authorization: { hide: true, value: '********' } };
+    const args = { toolId: seed.tools.orderStatus, url: 'https://api.example.com/orders', headers: masked, body: { auth: { token: '********' } } };
+    expect(warningsOf(await admin.call('add_data_step', args))).toEqual([expect.stringMatching(/^headers\.Authorization, body\.auth\.token hold the masked "\*{8}".*this step is new/)]);
+    expect(warningsOf(await admin.call('add_data_step', { ...args, id: seed.dataSteps.orderStatusLookup }))).toEqual([]);
+    expect(warningsOf(await admin.call('add_data_step', { ...args, headers: { Authorization: { hide: true, value: 'Bearer real' } }, body: undefined }))).toEqual([]);
+  });
+
+  it('a preview that shows part of a long change says so first (no silent cut)', async () => {
+    const mainKnowledge = Array.from({ length: 40 }, (_, index) => `Sentence number ${index + 1} of the new text.`).join(' ');
+    const warnings = warningsOf(await admin.call('update_article', { articleId: seed.articles.warranty, mainKnowledge }));
+    expect(warnings).toContainEqual(expect.stringMatching(/^This preview shows the first 24 changed lines of mainKnowledge; \d+ more are not shown here/));
+  });
+
+  it('the elicitation question carries the warnings right under its first line', async () => {
+    questions.length = 0;
+    await asking.call('create_tag', { tagGroupId: seed.tagGroups.topics, tagName: 'refund' });
+    expect(questions[0].split('\n').slice(0, 2)).toEqual(['Create a tag: send this request to the workspace API?', expect.stringMatching(/^WARNING: No route of the API applies a tag/)]);
+  });
+});
+
 describe('write results', () => {
   it('open with the new id and the next step', async () => {
     const result = await unconfirmed.call('create_article_draft', { articleId: sandbox.seed.articles.shippingTimes });
@@ -210,7 +280,7 @@ describe('token expiry (clock injected)', () => {
   let now = Date.now();
   const client = useConnection(sandbox, { engine: { now: () => now } });
 
-  it('refuses a token past its expiry with a fresh preview, accepts one just before it, and refuses it once spent', async () => {
+  it('refuses a token past its expiry with no new token, accepts one just before it, and refuses it once spent', async () => {
     const args = { interactionId: 'conv-expiry' };
     const old = previewOf(await client.call('delete_conversation', args));
     expect(Date.parse(old.expiresAt) - now).toBe(10 * 60_000);

@@ -92,6 +92,24 @@ describe('conversations and agents', () => {
     ]);
   });
 
+  it('list_conversations: sends empty source and channel lists as given, which the spec does not forbid (issue 33)', async () => {
+    const result = await call('list_conversations', { source: [], channel: [] });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(apiRequests(sandbox).map((request) => [request.status, request.query.source, request.query.channel])).toEqual([[200, '', '']]);
+  });
+
+  it('list_conversations: counts characters as code points, 51 emoji as 51, takes blank text, and the API agrees (issue 33)', async () => {
+    const emoji = '😀'.repeat(51);
+    for (const field of ['question', 'answer']) {
+      for (const text of [emoji, '😀'.repeat(100), '   ']) {
+        const result = await call('list_conversations', { [field]: text });
+        expect(result.isError, textOf(result)).toBeFalsy();
+      }
+      expect(textOf(await call('list_conversations', { [field]: '😀'.repeat(101) }))).toContain(`${field}: must be at most 100 characters, not counting blanks`);
+    }
+    expect(apiRequests(sandbox).map((request) => request.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
   it('list_agents: retries a read after a 429 and succeeds', async () => {
     sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
     const result = await call('list_agents');

@@ -85,17 +85,17 @@ describe('first contact with a wrong SVC_BASE_URL (issue 21 item 10)', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('reads a JSON 404 without the API\'s statusCode as a wrong base URL, not as "no such item"', async () => {
-    const upstream = await impostor(404, JSON.stringify({ error: 'no such page' }));
-    const connection = await serverAt(upstream.url);
-    for (const [tool, args] of [
-      ['list_agents', {}],
-      ['get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }],
-    ] as const) {
-      const { isError, text } = seen(await connection.call(tool, args));
-      expect(isError).toBe(true);
-      expect(text).toContain('SVC_BASE_URL is probably wrong');
-      expect(text).not.toMatch(/^Not found/);
+  it('reads a 404 on a path that names no item as a wrong base URL, and one without statusCode on an item as that item not found (the spec shows no 404 body)', async () => {
+    for (const body of [JSON.stringify({ error: 'no such page' }), '', JSON.stringify({ message: 'Replay not found' })]) {
+      const upstream = await impostor(404, body);
+      const connection = await serverAt(upstream.url);
+      const agents = seen(await connection.call('list_agents'));
+      expect(agents.isError).toBe(true);
+      expect(agents.text).toContain('SVC_BASE_URL is probably wrong');
+      const replay = seen(await connection.call('get_replay', { replayId: '00000000-0000-4000-8000-000000000000' }));
+      expect(replay.isError).toBe(true);
+      expect(replay.text, body).toMatch(/^Not found \(404\): no replay/);
+      expect(replay.text).not.toContain('SVC_BASE_URL');
     }
   });
 

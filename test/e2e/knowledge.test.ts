@@ -270,13 +270,28 @@ describe('sources, knowledge, articles and folders tools', () => {
     const queued = structured(await call('ingest_sources', { documentIdsToAdd: ['https://northwind-outfitters.example/help/slow-page'] }));
     const id = queued.jobs[0].documentId;
     const started = Date.now();
-    const data = structured(await call('wait_for_sources', { sourceIds: [id, sandbox.seed.sources.webCompleted], timeoutSeconds: 1 }));
+    const result = await call('wait_for_sources', { sourceIds: [id, sandbox.seed.sources.webCompleted], timeoutSeconds: 1 });
+    const data = structured(result);
+    expect(textOf(result).split('\n')[0]).toBe(`INCOMPLETE: Stopped waiting after 1 s with 1 still pending: ${id}. Call wait_for_sources with these ids to keep waiting.`);
     expect(Date.now() - started).toBeLessThan(4000);
     expect(data).toMatchObject({ status: 'timed_out', finished: 1, total: 2, stillPending: [id] });
     expect(data.notes.join(' ')).toContain(`1 still pending: ${id}`);
     const polled = (sourceId: string) => apiRequests(sandbox).filter((request) => request.path === `/v2/documents/public/${sourceId}`).length;
     expect(polled(sandbox.seed.sources.webCompleted)).toBe(1); // finished at once: never polled again
     expect(polled(id)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("wait_for_sources: a 404 without the framework's statusCode names that source as not found, and the wait goes on (the spec shows no 404 body)", async () => {
+    for (const [index, body] of [{ message: 'Source not found' }, '', { error: 'Not Found' }].entries()) {
+      const missing = `00000000-0000-4000-8000-00000000040${index}`;
+      sandbox.injectFaults([{ method: 'GET', path: `/v2/documents/public/${missing}`, status: 404, body }]);
+      const data = structured(await call('wait_for_sources', { sourceIds: [missing, sandbox.seed.sources.webCompleted], timeoutSeconds: 5 }));
+      expect(data, JSON.stringify(body)).toMatchObject({ status: 'finished', finished: 2, total: 2 });
+      expect(data.sources.map((source: { sourceId: string; status: string }) => [source.sourceId, source.status])).toEqual([
+        [missing, 'NOT_FOUND'],
+        [sandbox.seed.sources.webCompleted, 'COMPLETED'],
+      ]);
+    }
   });
 
   it('wait_for_sources: says to report a job PENDING for more than 15 minutes to support', async () => {

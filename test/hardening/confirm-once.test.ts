@@ -55,6 +55,39 @@ describe.each([
   it('give exactly one write; every re-encoding is refused as not a token', () => sendsOnce(connection, label));
 });
 
+/** Anything shaped like a confirmToken, anywhere in a result: its text, structure and `_meta`. */
+const tokensIn = (result: CallToolResult) => JSON.stringify(result).match(/[0-9a-z]{1,12}\.[\w-]{11}\.[\w-]{43}/g) ?? [];
+
+describe('a headless loop that sends whatever token a refusal carries (issue 33)', () => {
+  const loop = useConnection(sandbox, { env: { SVC_STATE_DIR: stateDir } });
+
+  it('finds none, whatever the refusal: wrong arguments, another tool, not a token, spent', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('mismatch', 'other tool', 'invalid', 'spent'), fc.string({ maxLength: 8 }), async (reason, garbage) => {
+        const name = `loop-${process.pid}-${run++}`;
+        const token = await tokenFor(loop, name);
+        if (reason === 'spent') await createFolder(loop, { name, confirm: token });
+        const refused =
+          reason === 'mismatch'
+            ? await createFolder(loop, { name: `${name}-other`, confirm: token })
+            : reason === 'other tool'
+              ? await loop.call('delete_folder', { folderId: sandbox.seed.folders.shipping, confirm: token })
+              : reason === 'invalid'
+                ? await createFolder(loop, { name, confirm: `${garbage}.${token}` })
+                : await createFolder(loop, { name, confirm: token });
+        expect(refused.isError).toBe(true);
+        expect(refused.structuredContent).toMatchObject({ sent: false, refused: reason === 'other tool' ? 'mismatch' : reason });
+        // The loop's next turn: nothing in the refusal can send, because nothing in it is a token.
+        expect(tokensIn(refused)).toEqual([]);
+        expect(creations(`${name}-other`)).toBe(0);
+        expect(creations(name)).toBe(reason === 'spent' ? 1 : 0);
+      }),
+      { numRuns: 24 },
+    );
+  });
+});
+
 describe.runIf(runRedisTests())('a token and its re-encodings sent at once to two nodes sharing Redis', () => {
   let redis: RedisServer;
   let nodes: Connection[];

@@ -24,6 +24,7 @@ function sessionAnswering(respond: (request: ApiRequest) => unknown): Session {
     toolsByName: new Map(),
     catalogByName: new Map(),
     keyRedaction: keyRedaction(KEY),
+    stated: new Set(),
   };
 }
 

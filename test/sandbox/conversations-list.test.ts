@@ -108,7 +108,7 @@ describe('GET /v2/hc-interactions/public: 400 rules', () => {
     ['botId', { botId: 'store-assistant' }, 'botId must be a UUID'],
     ['source', { source: 'api,carrier-pigeon' }, 'each value in source must be one of the following values'],
     ['channel', { channel: 'sms' }, 'each value in channel must be one of the following values: chat, email'],
-    ['question blank', { question: '   ' }, 'question should not be empty'],
+    ['question of 101 emoji', { question: '😀'.repeat(101) }, 'question must be shorter than or equal to 100 characters'],
     ['question too long', { question: 'x'.repeat(101) }, 'question must be shorter than or equal to 100 characters'],
     ['question %', { question: '50%' }, 'question must not contain % or _'],
     ['question _', { question: 'order_id' }, 'question must not contain % or _'],
@@ -129,6 +129,14 @@ describe('GET /v2/hc-interactions/public: 400 rules', () => {
 
   it('accepts 100 characters surrounded by blanks', async () => {
     expect((await list({ question: `  ${'x'.repeat(100)}  ` })).status).toBe(200);
+  });
+
+  it('counts characters as code points (51 emoji are 51) and takes blank text, for which the spec sets no minimum', async () => {
+    expect((await list({ question: '😀'.repeat(51) })).status).toBe(200);
+    expect((await list({ answer: '😀'.repeat(100) })).status).toBe(200);
+    const blank = await list({ question: '   ' });
+    expect(blank.status).toBe(200);
+    expect(blank.body.interactions.length).toBeGreaterThan(0);
   });
 
   it('rejects since >= until', async () => {

@@ -101,6 +101,12 @@ describe('POST /v2/documents/public/deep-crawl/links', () => {
     for (const link of r.body.links) expect(link).toMatch(/^https:\/\/shop\.example\/help\//);
     expect(r.body.links).not.toContain('https://shop.example/help/faq');
   });
+  it('takes any maxLinks from 1 (the payload is not shown: no upper limit is invented)', async () => {
+    const many = await call(sb, 'POST', '/v2/documents/public/deep-crawl/links', { body: { url: 'https://shop.example/help/faq', maxLinks: 5000 } });
+    expect(many.status).toBe(200);
+    expect(many.body.links.length).toBeGreaterThan(3);
+    expect((await call(sb, 'POST', '/v2/documents/public/deep-crawl/links', { body: { url: 'https://shop.example/help/faq', maxLinks: 0 } })).status).toBe(400);
+  });
   it('400 without a URL', async () => {
     expect((await call(sb, 'POST', '/v2/documents/public/deep-crawl/links', { body: {} })).status).toBe(400);
     expect(messages((await call(sb, 'POST', '/v2/documents/public/deep-crawl/links', { body: { url: 'not a url' } })).body)).toContain('url must be a URL address');

@@ -64,12 +64,16 @@ describe('text and list diffs', () => {
           expect(passage.removed.length + passage.added.length).toBeGreaterThan(0);
         }
         expect(passages.length > 0).toBe(JSON.stringify(sentences(before)) !== JSON.stringify(sentences(after)));
+        // One envelope around the passages, each sentence kept on its own line inside it.
         const envelope = new Envelope();
-        for (const line of renderPassages(passages, envelope.quote)) {
+        const lines = envelope.quote.block((text) => renderPassages(passages, text));
+        if (passages.length === 0) return;
+        expect(lines[0]).toBe(`<${envelope.tag}>`);
+        expect(lines.at(-1)).toBe(`</${envelope.tag}>`);
+        for (const line of lines.slice(1, -1)) {
           expect(line).not.toContain('\n');
-          if (line === '  …') continue;
-          expect(line).toMatch(new RegExp(`^  [-+ ] <${envelope.tag}>.*</${envelope.tag}>$`));
-          expect(line.split(`</${envelope.tag}>`)).toHaveLength(2);
+          expect(line).not.toContain(envelope.tag);
+          expect(line).toMatch(/^ {2}([-+ ] .*|…)$/);
         }
       }),
       { numRuns: 300 },

@@ -46,8 +46,12 @@ describe('list_conversations input rules', () => {
       }),
     );
   });
-  it('refuses blank and over-long search text', () => {
-    expect(validateInput(tool('list_conversations'), { question: '   ' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('question: must not be blank') });
+  it('takes blank search text (the spec sets no minimum) and refuses over-long text, counted in code points', () => {
+    expect(validateInput(tool('list_conversations'), { question: '   ' }, {}).ok).toBe(true);
+    // 51 emoji are 51 characters (102 UTF-16 units); 101 are over.
+    expect(validateInput(tool('list_conversations'), { question: '😀'.repeat(51) }, {}).ok).toBe(true);
+    expect(validateInput(tool('list_conversations'), { question: '😀'.repeat(100) }, {}).ok).toBe(true);
+    expect(validateInput(tool('list_conversations'), { question: '😀'.repeat(101) }, {})).toMatchObject({ ok: false, message: expect.stringContaining('question: must be at most 100 characters') });
     expect(validateInput(tool('list_conversations'), { answer: 'a'.repeat(101) }, {})).toMatchObject({ ok: false, message: expect.stringContaining('answer: must be at most 100 characters') });
     expect(validateInput(tool('list_conversations'), { answer: ` ${'a'.repeat(100)} ` }, {}).ok).toBe(true);
   });

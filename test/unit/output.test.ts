@@ -5,6 +5,7 @@ import { describeRequest } from '../../src/engine/confirm.js';
 import { redactLiveKeys } from '../../src/live-keys.js';
 import { useServer } from '../support/fixture.js';
 import { measure, MOST_USED } from '../support/text-cost.js';
+import { shortened } from '../../tools/lib/records.js';
 
 const list = { items: 'rows', compact: (row: Record<string, unknown>) => ({ id: row.id }), more: 'Page with cursor.' };
 
@@ -22,8 +23,13 @@ describe('shapeResult', () => {
     expect(kept).toBeLessThan(200);
     expect(JSON.stringify(result.structuredContent).length).toBeLessThan(5_600);
     const text = (result.content[0] as { text: string }).text;
-    expect(text).toContain(`showing ${kept} of 200 items`);
-    expect(text).toContain('Page with cursor.');
+    // The first line says so (issue 33: no silent cut).
+    expect(text.split('\n')[0]).toBe(`Note: Result cut to fit the 1250-token budget: showing ${kept} of 200 items. Page with cursor.`);
+  });
+  it("puts a tool's own account of an early stop first, above its cap's note and its heading", () => {
+    const rows = Array.from({ length: 200 }, (_, index) => ({ id: `row-${index}`, body: 'y'.repeat(100) }));
+    const text = (shapeResult({ rows }, { view: 'full', list, capChars: 5_000, heading: 'Done.', stoppedEarly: 'INCOMPLETE: read 200 of 900.' }).content[0] as { text: string }).text;
+    expect(text.split('\n').slice(0, 3)).toEqual(['INCOMPLETE: read 200 of 900.', expect.stringMatching(/^Note: Result cut/), 'Done.']);
   });
   it('cuts long strings when one item alone is too big', () => {
     const result = shapeResult({ body: 'z'.repeat(50_000) }, { view: 'full', capChars: 4_000 });
@@ -78,6 +84,25 @@ describe('shapeResult', () => {
   });
 });
 
+describe('shortened', () => {
+  it('never makes text longer, and cuts only where the cut saves more than its note costs (issue 33)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), fc.integer({ min: 1, max: 300 }), (text, length) => {
+        const shown = shortened(text, length) as string;
+        expect(shown.length).toBeLessThanOrEqual(text.length);
+        if (shown !== text) {
+          expect(shown.startsWith(text.slice(0, length))).toBe(true);
+          expect(text.length - length).toBeGreaterThan(shown.length - length);
+        }
+      }),
+    );
+    // A message two characters over is kept whole ("$6.95." stayed "$6.9..." with a longer note).
+    const message = `${'a'.repeat(238)}$6.95.`;
+    expect(shortened(message)).toBe(message);
+    expect(shortened('b'.repeat(400))).toBe(`${'b'.repeat(240)}... [160 more characters: view "full"]`);
+  });
+});
+
 describe('secrets', () => {
   it('shows every value a request sends, whatever its field name (design 10.4)', () => {
     const body = { headers: { Authorization: 'Bearer abc', token: { hide: true, value: 's3cret' } }, body: { keep: { hide: true, value: '********' } }, password: 'p' };
@@ -101,5 +126,36 @@ describe('text cost', () => {
       console.log(`${tool}: text ${cost.text} chars, raw JSON ${cost.raw}, ratio ${(cost.text / cost.raw).toFixed(3)}`);
       expect(cost.text / cost.raw, tool).toBeLessThanOrEqual(most);
     }
+  });
+});
+
+/**
+ * Issue 33: one envelope per record, not per sentence. Previews and draft comparisons spent 13-34 %
+ * of their text on untrusted-data tags (27.6 % over these seven) when each sentence had its own.
+ */
+describe('envelope share of previews and draft comparisons', () => {
+  const { sandbox, server } = useServer();
+  it('stays under 13 % of the text in each, and under 10 % over all of them', async () => {
+    const { articles, bots, folders } = sandbox.seed;
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['publish_article_draft', { articleId: articles.returnsPolicyDraft }],
+      ['publish_article_draft', { articleId: articles.giftCardsDraft }],
+      ['create_article_draft', { articleId: articles.expressDelivery, mainKnowledge: 'Next-day delivery now costs $19.95. Express shipping delivers in 2 business days for $14.95.' }],
+      ['update_article', { articleId: articles.shippingTimes, title: 'Shipping', questions: ['How long?', 'How much?'] }],
+      ['assign_folders_to_agent', { botId: bots.emailSupport, folderIds: [folders.shipping] }],
+      ['compare_article_draft', { draftArticleId: articles.returnsPolicyDraft }],
+      ['compare_article_draft', { draftArticleIds: [articles.returnsPolicyDraft, articles.giftCardsDraft] }],
+    ];
+    let tags = 0;
+    let all = 0;
+    for (const [tool, args] of calls) {
+      const text = ((await server.call(tool, args)).content[0] as { text: string }).text;
+      const share = (text.match(/<\/?untrusted-data-[0-9a-f]{8}>/g) ?? []).join('').length;
+      expect(share / text.length, `${tool} ${JSON.stringify(args)}`).toBeLessThan(0.13);
+      tags += share;
+      all += text.length;
+    }
+    console.log(`envelope tags: ${tags} of ${all} characters, ${((100 * tags) / all).toFixed(1)} %`);
+    expect(tags / all).toBeLessThan(0.1);
   });
 });

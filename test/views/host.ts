@@ -34,7 +34,7 @@ async function hostScript(): Promise<string> {
 /** What page/host.ts puts on the page's window. */
 interface HostWindow {
   host: {
-    show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme: 'light' | 'dark' }): Promise<void>;
+    show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme: 'light' | 'dark'; width: number }): Promise<void>;
     setTheme(theme: 'light' | 'dark'): Promise<void>;
   };
 }
@@ -46,7 +46,8 @@ export interface HostPage {
   /** Uncaught errors in the page or the view. */
   errors: string[];
   /** Shows a view with a tool's arguments and result; resolves with the view's frame once connected. */
-  show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme?: 'light' | 'dark' }): Promise<Frame>;
+  /** `width`: the frame's, 960 by default (a desktop host); 400 for a narrow side panel. */
+  show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme?: 'light' | 'dark'; width?: number }): Promise<Frame>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
 }
 
@@ -64,8 +65,8 @@ export async function openHostPage(browser: Browser, viewClient: ViewClient): Pr
     page,
     requests,
     errors,
-    async show({ html, toolName, args, result, theme = 'light' }) {
-      await page.evaluate((options) => (globalThis as unknown as HostWindow).host.show(options), { html, toolName, args, result, theme });
+    async show({ html, toolName, args, result, theme = 'light', width = 960 }) {
+      await page.evaluate((options) => (globalThis as unknown as HostWindow).host.show(options), { html, toolName, args, result, theme, width });
       const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
       if (!frame) throw new Error('the view frame did not load');
       return frame;

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Frame } from 'playwright-core';
@@ -7,13 +7,22 @@ import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { VIEW_MIME_TYPE } from '../../src/views/index.js';
 import { MAX_VIEW_BYTES } from '../../src/views/build.js';
 import { useSandbox } from '../support/fixture.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { connectViewClient, type ViewClient } from './client.js';
 import { launchBrowser, openHostPage, SCREENSHOTS, type HostPage } from './host.js';
 
 /** Markup with an event handler: if any view parsed API text as HTML, `pwned` would be set. */
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
 
-const sandbox = useSandbox();
+/**
+ * The sandbox's clock starts at a fixed instant, and the stats read a fixed window, so the
+ * screenshots show the same dates on every run: a tracked screenshot changes only when the view does.
+ */
+const CLOCK_START = Date.UTC(2026, 10, 24, 12, 0, 0);
+const sandbox = useSandbox(() => {
+  const started = Date.now();
+  return startSandbox({ now: () => CLOCK_START + (Date.now() - started) });
+});
 let browser: Browser;
 let host: HostPage;
 let viewer: ViewClient;
@@ -65,7 +74,11 @@ async function screenshot(name: string): Promise<void> {
     await view.evaluate(() => new Promise((resolve) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame(() => resolve(null))));
     const box = await frame.boundingBox();
     await host.page.setViewportSize({ width: 1000, height: Math.ceil(box!.height) + 16 });
-    await frame.screenshot({ path: path.join(SCREENSHOTS, `${name}-${theme}.png`), animations: 'disabled' });
+    const file = path.join(SCREENSHOTS, `${name}-${theme}.png`);
+    const shot = await frame.screenshot({ animations: 'disabled' });
+    // Written only when it differs: a run that changed nothing leaves the tracked file alone.
+    const tracked = await readFile(file).catch(() => undefined);
+    if (!tracked?.equals(shot)) await writeFile(file, shot);
   }
 }
 
@@ -88,7 +101,7 @@ afterAll(async () => {
 });
 
 describe('stats view', () => {
-  const args = { since: '200d', groupBy: ['agent', 'week'] };
+  const args = { since: new Date(CLOCK_START - 200 * 86_400_000).toISOString(), until: new Date(CLOCK_START + 3_600_000).toISOString(), groupBy: ['agent', 'week'] };
   let frame: Frame;
   let figures: Record<string, any>;
 
@@ -113,8 +126,11 @@ describe('stats view', () => {
     expect(expected.length).toBeGreaterThan(1);
     const shown = await frame.locator('tr[data-dimension="agent"]').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
     expect(shown).toEqual(expected);
+    // The whole scale from 0 to 5, a rating nobody gave as 0 (issue 33: no bar for 0 alone, and no gap hidden), and what a 0 is.
     const csatRows = await frame.locator('section.csat table.figures tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
-    expect(csatRows).toEqual(Object.entries(figures.total.csat.distribution).map(([rating, count]) => [Number(rating), count]));
+    expect(csatRows).toEqual([0, 1, 2, 3, 4, 5].map((rating) => [rating, figures.total.csat.distribution[rating] ?? 0]));
+    expect(figures.total.csat.distribution['0']).toBeGreaterThan(0);
+    expect(await frame.locator('section.csat p.muted').textContent()).toMatch(/^1 rating of 0: a CSAT the API stores and returns as 0/);
     // A drawn canvas has pixels that are not transparent.
     const drawn = await frame.locator('.chart canvas').evaluateAll((canvases) =>
       canvases.map((canvas) => {
@@ -145,6 +161,25 @@ describe('stats view', () => {
     await screenshot('stats');
   });
 
+  it('in a 400-pixel host, shows every figure of every agent and every article count (issue 33)', async () => {
+    const result = await viewer.call('conversation_stats', args);
+    const narrow = await host.show({ html: await viewOf(viewer, 'conversation_stats'), toolName: 'conversation_stats', args, result, width: 400 });
+    await narrow.locator('tr[data-dimension="agent"]').first().waitFor();
+    const outside = async (selector: string) =>
+      narrow.locator(selector).evaluateAll(
+        (cells) =>
+          cells.filter((cell) => {
+            const box = cell.getBoundingClientRect();
+            return box.width === 0 || box.right > (globalThis as unknown as { innerWidth: number }).innerWidth + 0.5;
+          }).length,
+      );
+    expect(await narrow.locator('tr[data-dimension="agent"] td').count()).toBe(2 * 9);
+    expect(await outside('tr[data-dimension="agent"] td')).toBe(0);
+    expect(await narrow.locator('section.articles tbody td').count()).toBe(figures.total.negativeArticles.length * 3);
+    expect(await outside('section.articles tbody td')).toBe(0);
+    expect(await outside('section.csat tbody td')).toBe(0);
+  });
+
   it('shows a hostile agent name as text and runs nothing', async () => {
     await withHostile(workspace().bots.get(sandbox.seed.bots.storeAssistant)!, 'name', async () => {
       const result = await viewer.call('conversation_stats', args);
@@ -163,7 +198,7 @@ describe('review view', () => {
   const showDraft = async (client: ViewClient, draftArticleId: string) => {
     const result = await client.call('compare_article_draft', { draftArticleId });
     frame = await host.show({ html: await viewOf(client, 'compare_article_draft'), toolName: 'compare_article_draft', args: { draftArticleId }, result });
-    await frame.locator('table.diff').first().waitFor();
+    await frame.locator('.verdict').first().waitFor();
     return result.structuredContent as Record<string, any>;
   };
 
@@ -179,6 +214,11 @@ describe('review view', () => {
     );
     const changed = frame.locator('table.diff tr', { has: frame.locator('td.del', { hasText: 'within 30 days' }) });
     await expect.poll(() => changed.locator('td.ins', { hasText: 'within 45 days' }).count()).toBe(1);
+    // Within the paragraph, the words that changed are marked, on both sides and in the sentences (issue 33).
+    expect(await changed.locator('td.del mark.del-word').allTextContents()).toEqual(['30']);
+    expect(await changed.locator('td.ins mark.ins-word').allTextContents()).toEqual(['45']);
+    expect(await frame.locator('.passage .del mark.del-word').first().textContent()).toBe('30');
+    expect(await frame.locator('.passage .ins mark.ins-word').first().textContent()).toBe('45');
     expect(await frame.locator('table.fields td', { hasText: 'Internal metadata' }).count()).toBe(1);
     expect(await frame.locator('h1').textContent()).toBe('Returns and exchanges policy');
     await expectPeopleText(frame);
@@ -199,6 +239,7 @@ describe('review view', () => {
     frame = await host.show({ html: await viewOf(viewer, 'compare_article_draft'), toolName: 'compare_article_draft', args, result });
     await frame.locator('details.draft').first().waitFor();
     expect(await frame.locator('h1').textContent()).toBe('2 drafts to review');
+    expect(await frame.locator('h1 + p.muted').textContent()).toBe('1 new · 1 stale');
     expect(await frame.locator('details.draft > summary').allTextContents()).toEqual(['Stale Returns and exchanges policy', 'New Gift cards']);
     expect(await frame.locator('details.draft[open]').getAttribute('data-draft')).toBe(sandbox.seed.articles.returnsPolicyDraft);
     expect(await frame.locator('details.draft button.publish').count()).toBe(2);
@@ -232,6 +273,16 @@ describe('review view', () => {
         const dialog = frame.locator('[role="dialog"]');
         expect(await dialog.locator('p').first().textContent()).toBe('Nothing has been sent yet. Publishing this draft will:');
         expect(await dialog.locator('li.effect').first().textContent()).toMatch(mode === 'writes' ? /^Overwrites live article Returns and exchanges policy/ : /^Creates a new live article/);
+        // The fields under the names the view uses, not the API's (issue 33); the stale draft's warning first.
+        const effect = (await dialog.locator('li.effect').allTextContents()).join('\n');
+        expect(effect).not.toMatch(/mainKnowledge|agentInstruction|\bmisc\b/);
+        expect(effect).toMatch(/^\s*Body:/m);
+        if (mode === 'writes') expect(await dialog.locator('p.warning').first().textContent()).toMatch(/^Warning: STALE draft: it was made from version/);
+        else {
+          // A new article's text as it will read, not a diff against nothing.
+          expect(await frame.locator('.new-text').count()).toBeGreaterThan(0);
+          expect(await frame.locator('table.diff').count()).toBe(0);
+        }
         expect(await dialog.locator('pre').textContent()).toContain(`POST /v2/hc-articles/${draft}/publish/public`);
         await expectPeopleText(frame);
         await frame.locator('button.confirm-publish').click();

@@ -2,9 +2,9 @@ import type { PreviewContext } from '../../src/engine/define.js';
 import { differs, lineDiff, listChanges, listOf, passageDiff, renderPassages, textOf } from './diff.js';
 import { ARTICLE_LIST_FIELDS, ARTICLE_TEXT_FIELDS } from '../../src/views/results.js';
 import { compareArticle } from './article-review.js';
-import { agentNames, agentsChange, agentsOfFolder, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
+import { agentNames, agentsChange, agentsOfFolder, entryWithLines, lookup, named, readAgents, readArticles, readFolders, unreadable, type Item, type Lookup } from './effects.js';
 
-/** Changed lines shown per text field; the rest is counted, since the user can read the article whole. */
+/** Changed lines a preview shows per text field; the rest is counted in a warning, since the user can read the article whole. */
 const MAX_LINES_PER_FIELD = 24;
 
 const FLAG_FIELDS = ['active', 'public', 'escalation'] as const;
@@ -19,50 +19,61 @@ function withChanges(article: Item, input: Item): Item {
 
 /**
  * Field-level changes from one article state to another, one entry per field: title and flags as
- * old -> new, bodies as the sentences that change, questions and keywords as added and removed items.
+ * old -> new, bodies as the sentences that change, questions and keywords as added and removed
+ * items. Lines for one envelope: every third-party value goes through `text`, which keeps it on its line.
  */
-function articleChanges(context: PreviewContext, before: Item, after: Item, folders?: Lookup): string[] {
-  const { quote } = context;
+function articleChanges(text: (value: unknown) => string, before: Item, after: Item, cut: (field: string, left: number) => void, folders?: Lookup): string[] {
   const changes: string[] = [];
   // A new article (no before) is listed whole: values rather than changes.
   const change = (field: string, show: (value: unknown) => string) => (before[field] === undefined ? `${field}: ${show(after[field])}` : `${field}: ${show(before[field])} -> ${show(after[field])}`);
-  if (differs(before.title, after.title)) changes.push(change('title', quote));
+  if (differs(before.title, after.title)) changes.push(change('title', text));
   for (const field of FLAG_FIELDS) {
     if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, String));
   }
   if (after.parentFolderId !== undefined && differs(before.parentFolderId, after.parentFolderId)) {
-    const folder = (id: unknown) => (folders ? named(context, folders, id) : String(id));
+    const folder = (id: unknown) => {
+      const name = folders?.byId.get(String(id))?.name;
+      return name === undefined ? String(id) : `${text(name)} (${String(id)})`;
+    };
     changes.push(`folder: ${folder(before.parentFolderId)} -> ${folder(after.parentFolderId)}`);
   }
   for (const field of ARTICLE_TEXT_FIELDS) {
-    const lines = bodyDiff(context, textOf(before[field]), textOf(after[field]));
-    if (lines.length) changes.push(`${field} changes:\n${lines.join('\n')}`);
+    const lines = bodyDiff(text, textOf(before[field]), textOf(after[field]));
+    if (lines.length > MAX_LINES_PER_FIELD) cut(field, lines.length - MAX_LINES_PER_FIELD);
+    if (lines.length) changes.push(`${field}:`, ...lines.slice(0, MAX_LINES_PER_FIELD));
   }
   for (const field of ARTICLE_LIST_FIELDS) {
     const { added, removed } = listChanges(listOf(before[field]), listOf(after[field]));
-    if (added.length) changes.push(`${field} added: ${added.map(quote).join(', ')}`);
-    if (removed.length) changes.push(`${field} removed: ${removed.map(quote).join(', ')}`);
+    if (added.length) changes.push(`${field}${before[field] === undefined ? '' : ' added'}: ${text(added.join(' | '))}`);
+    if (removed.length) changes.push(`${field} removed: ${text(removed.join(' | '))}`);
   }
   // A publish writes the draft's origin and misc too (the spec's article record).
   for (const field of ['origin', 'misc'] as const) {
-    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, (value) => quote(typeof value === 'string' ? value : JSON.stringify(value ?? null))));
+    if (after[field] !== undefined && differs(before[field], after[field])) changes.push(change(field, (value) => text(typeof value === 'string' ? value : JSON.stringify(value ?? null))));
   }
   return changes;
 }
 
 /**
  * What changes in a body, readable on its own: for a changed text, the sentences that change,
- * whole, with the unchanged sentence on either side; a new text, line by line. Each sentence or
- * line is quoted as third-party text.
+ * whole, with the unchanged sentence on either side; a new text, line by line.
  */
-function bodyDiff(context: PreviewContext, before: string, after: string): string[] {
+function bodyDiff(text: (value: unknown) => string, before: string, after: string): string[] {
   if (before === after) return [];
   const passages = before === '' ? [] : passageDiff(before, after);
-  const changed = passages.length
-    ? renderPassages(passages, context.quote, '    ')
-    : lineDiff(before, after).flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `    ${line.mark} ${context.quote(line.text)}`));
-  if (changed.length <= MAX_LINES_PER_FIELD) return changed;
-  return [...changed.slice(0, MAX_LINES_PER_FIELD), `    … ${changed.length - MAX_LINES_PER_FIELD} more lines (compare_article_draft or get_articles shows them all)`];
+  // A new text is shown as its lines, with no marks against nothing.
+  return passages.length
+    ? renderPassages(passages, text, '  ')
+    : lineDiff(before, after).flatMap((hunk) => hunk.lines.filter((line) => line.mark !== ' ').map((line) => `  ${before === '' ? '' : `${line.mark} `}${text(line.text)}`));
+}
+
+/** The changes as one preview entry: a heading, then the lines of every field in one envelope; `none` when nothing changes. */
+function changesEntry(context: PreviewContext, heading: string, none: string, before: Item, after: Item, folders?: Lookup): string[] {
+  // A preview that shows part of a change says so first: the user approves what they read.
+  const cut = (field: string, left: number) =>
+    context.warn(`This preview shows the first ${MAX_LINES_PER_FIELD} changed lines of ${field}; ${left} more are not shown here (compare_article_draft or get_articles shows them all).`);
+  const lines = context.quote.block((text) => articleChanges(text, before, after, cut, folders));
+  return lines.length ? [entryWithLines(heading, lines)] : [none];
 }
 
 /** `"Title" (id, version n)`. */
@@ -81,10 +92,6 @@ async function readOne(context: PreviewContext, articleId: string): Promise<{ ar
   return { article };
 }
 
-function changeLines(changes: string[], none: string): string[] {
-  return changes.length ? changes : [none];
-}
-
 export async function previewPublish(input: ArticleInput, context: PreviewContext): Promise<string[]> {
   const found = await readOne(context, input.articleId);
   if ('lines' in found) return found.lines;
@@ -101,19 +108,19 @@ export async function previewPublish(input: ArticleInput, context: PreviewContex
     return [
       ...lines,
       `Creates a new live article: ${why}draft ${context.quote(published.title)} (${input.articleId}) becomes a live article at version 1 in folder ${String(draft.parentFolderId)}.`,
-      ...articleChanges(context, {}, { ...published, parentFolderId: undefined }),
+      ...changesEntry(context, 'Its content:', 'It has no content fields.', {}, { ...published, title: undefined, parentFolderId: undefined }),
     ];
   }
   const version = typeof live.version === 'number' ? live.version : undefined;
   lines.push(`Overwrites live article ${describeArticle(context, live)}: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`);
   if (compareArticle(published, live).verdict === 'stale') {
-    lines.push(
-      `STALE: the draft was made from version ${String(draft.originalArticleVersion)}, but the live article is now at version ${version ?? '?'}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
+    context.warn(
+      `STALE draft: it was made from version ${String(draft.originalArticleVersion)}, but the live article is now at version ${version ?? '?'}: publishing overwrites the changes made since then (compare_article_draft shows them).`,
     );
   }
   // Publishing replaces the content; the live article keeps its folder.
   lines.push(
-    ...changeLines(articleChanges(context, live, { ...published, parentFolderId: live.parentFolderId }), 'No content changes: the live article keeps its content and only its version goes up.'),
+    ...changesEntry(context, 'What it writes:', 'No content changes: the live article keeps its content and only its version goes up.', live, { ...published, parentFolderId: live.parentFolderId }),
   );
   return lines;
 }
@@ -125,9 +132,11 @@ export async function previewUpdate(input: ArticleInput, context: PreviewContext
   const folders = input.parentFolderId !== undefined ? await readFolders(context) : undefined;
   const version = typeof article.version === 'number' ? article.version : undefined;
   const kind = article.isDraft ? 'draft' : 'live article';
+  if (!article.isDraft)
+    context.warn('It changes the live article at once: agents answer from the new content right away, with no review (create_article_draft, then publish_article_draft, lets someone check it first).');
   return [
     `Changes ${kind} ${describeArticle(context, article)} at once: version ${version ?? '?'} -> ${version === undefined ? '?' : version + 1}.`,
-    ...changeLines(articleChanges(context, article, withChanges(article, input), folders), 'No field changes: the values given equal the current ones (the version still goes up).'),
+    ...changesEntry(context, 'What it writes:', 'No field changes: the values given equal the current ones (the version still goes up).', article, withChanges(article, input), folders),
     ...(folders ? unreadable(folders) : []),
   ];
 }
@@ -139,7 +148,7 @@ export async function previewCreateDraft(input: ArticleInput, context: PreviewCo
   if (article.isDraft) return [`${describeArticle(context, article)} is itself a draft: the API refuses drafts of drafts (400).`];
   return [
     `Creates a draft of live article ${describeArticle(context, article)}; the live article stays as it is until publish_article_draft.`,
-    ...changeLines(articleChanges(context, article, withChanges(article, input)), 'The draft starts as an exact copy of the live article.'),
+    ...changesEntry(context, 'The draft differs from it in:', 'The draft starts as an exact copy of the live article.', article, withChanges(article, input)),
   ];
 }
 

@@ -8,16 +8,30 @@ type Article = Record<string, unknown>;
 const numberOr = (value: unknown) => (typeof value === 'number' ? value : null);
 
 /**
+ * Whether the draft's own publishes account for every version the live article moved past the one
+ * the draft was made from. The spec keeps no count of publishes, but it names who wrote each
+ * article and when: a published draft whose own author last wrote it, and whose live article was
+ * last written by that author no later than that, left the live article as its own last publish
+ * did. A draft published twice, then edited by its author, is then not stale.
+ */
+function onlyOwnPublishes(draft: Article, live: Article): boolean {
+  const author = draft.createdBy;
+  const liveWritten = Date.parse(String(live.updatedAt));
+  const draftWritten = Date.parse(String(draft.updatedAt));
+  return draft.isDraftPublished === true && typeof author === 'string' && draft.updatedBy === author && live.updatedBy === author && liveWritten <= draftWritten;
+}
+
+/**
  * How many versions the live article moved past the one the draft was made from for reasons
  * other than this draft. A publish raises the live article's version by one, and the spec's
  * `isDraftPublished` says whether this draft was published: that one step is its own, not a later
- * change that publishing would undo. (A draft published more than once, then edited, still counts
- * one step and reads as stale: the cautious side, since the spec keeps no count of publishes.)
+ * change that publishing would undo; so are all of them when `onlyOwnPublishes` says so. Short of
+ * that, a draft published more than once counts one step and reads as stale: the cautious side.
  */
 function foreignVersions(draft: Article, live: Article): number {
   const liveVersion = numberOr(live.version);
   const madeFrom = numberOr(draft.originalArticleVersion);
-  if (liveVersion === null || madeFrom === null) return 0;
+  if (liveVersion === null || madeFrom === null || onlyOwnPublishes(draft, live)) return 0;
   return Math.max(0, liveVersion - madeFrom - (draft.isDraftPublished === true ? 1 : 0));
 }
 
@@ -103,9 +117,9 @@ export function briefComparison(comparison: ArticleComparison): Record<string, u
   };
 }
 
-/** One draft: verdict and warnings first, then each changed field. */
+/** One draft: verdict and warnings first, then its title and each changed field, in one envelope. */
 function renderOne(comparison: ArticleComparison, quote: Quote): string[] {
-  const draft = `Draft ${comparison.draftArticleId} ${quote(comparison.title)}`;
+  const draft = `Draft ${comparison.draftArticleId}`;
   const live = `live article ${comparison.liveArticleId} (version ${comparison.liveVersion})`;
   const head: Record<Verdict, string> = {
     new: `${draft} is NEW: publishing creates a live article with the content below.`,
@@ -113,35 +127,42 @@ function renderOne(comparison: ArticleComparison, quote: Quote): string[] {
     changes: `${draft} CHANGES ${live}, made from version ${comparison.originalArticleVersion}; publishing writes:`,
     stale: `${draft} is STALE against ${live}, made from version ${comparison.originalArticleVersion}; publishing writes:`,
   };
-  const lines = [head[comparison.verdict], ...comparison.warnings.map((warning) => `WARNING: ${warning}`)];
-  for (const field of comparison.fields) {
-    // Flags are the API's own values; ids stay bare beside the folder's name; any other text was written by someone.
-    const show = (value: unknown, name?: string) =>
-      name
-        ? `${quote(name)} (${String(value)})`
-        : typeof value === 'boolean' || field.field === 'parentFolderId'
-          ? String(value)
-          : quote(typeof value === 'string' ? value : JSON.stringify(value ?? null));
-    lines.push(comparison.verdict === 'new' ? `${field.field}: ${show(field.after, field.afterName)}` : `${field.field}: ${show(field.before)} -> ${show(field.after)}`);
-  }
-  for (const list of comparison.lists) {
-    if (list.added.length) lines.push(`${list.field} added: ${quote(list.added.join(' | '))}`);
-    if (list.removed.length) lines.push(`${list.field} removed: ${quote(list.removed.join(' | '))}`);
-  }
-  for (const entry of comparison.text) {
-    lines.push(`${entry.field}:`);
-    // A new text reads best as its lines; a changed one as the sentences that change.
-    lines.push(...(comparison.verdict === 'new' || entry.passages.length === 0 ? renderHunks(entry.hunks, quote) : renderPassages(entry.passages, quote)));
-  }
-  return lines;
+  const body = quote.block((text) => {
+    const lines = comparison.fields.some((field) => field.field === 'title') ? [] : [`title: ${text(comparison.title)}`];
+    for (const field of comparison.fields) {
+      // Flags are the API's own values; ids stay bare beside the folder's name; any other text was written by someone.
+      const show = (value: unknown, name?: string) =>
+        name
+          ? `${text(name)} (${String(value)})`
+          : typeof value === 'boolean' || field.field === 'parentFolderId'
+            ? String(value)
+            : text(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+      lines.push(comparison.verdict === 'new' ? `${field.field}: ${show(field.after, field.afterName)}` : `${field.field}: ${show(field.before)} -> ${show(field.after)}`);
+    }
+    for (const list of comparison.lists) {
+      if (list.added.length) lines.push(`${list.field} added: ${text(list.added.join(' | '))}`);
+      if (list.removed.length) lines.push(`${list.field} removed: ${text(list.removed.join(' | '))}`);
+    }
+    for (const entry of comparison.text) {
+      lines.push(`${entry.field}:`);
+      // A new text reads best as its lines, with no diff header against nothing; a changed one as the sentences that change.
+      if (comparison.verdict === 'new') lines.push(...entry.hunks.flatMap((hunk) => hunk.lines.map((line) => `  ${text(line.text)}`)));
+      else lines.push(...(entry.passages.length === 0 ? renderHunks(entry.hunks, text) : renderPassages(entry.passages, text)));
+    }
+    return lines;
+  });
+  return [head[comparison.verdict], ...comparison.warnings.map((warning) => `WARNING: ${warning}`), ...body];
 }
+
+/** How many drafts got a verdict, as a phrase: `1 new`, `2 with changes`. */
+const verdictCount = (verdict: Verdict, count: number) => `${count} ${verdict === 'changes' ? 'with changes' : verdict}`;
 
 /** Text rendering of compare_article_draft: the verdicts counted when there are several, then each draft. */
 export function renderDraftReview(data: unknown, quote: Quote): string {
   const review = data as DraftReview;
   const lines: string[] = [];
   if (review.drafts.length > 1) {
-    const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => `${review.verdicts[verdict]} ${verdict}`);
+    const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => verdictCount(verdict, review.verdicts[verdict]!));
     lines.push(`${review.drafts.length} drafts: ${counts.join(', ')}.`);
   }
   if (review.notFound?.length) lines.push(`No article with id ${review.notFound.join(', ')} in this workspace (list_articles type "draft" lists drafts).`);

@@ -111,26 +111,26 @@ export function pathDiff(before: unknown, after: unknown, path = ''): PathChange
   return [{ path, change: 'changed', before, after }];
 }
 
-export type Quote = (value: unknown) => string;
+export type { Quote } from '../../src/engine/define.js';
 
-/** Hunks as unified-diff lines (`@@ -1,2 +1,2 @@`, then `-`, `+` and context lines), each line's text quoted. */
-export function renderHunks(hunks: DiffHunk[], quote: Quote, indent = '  '): string[] {
-  return hunks.flatMap((hunk) => [`${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.map((line) => `${indent}${line.mark} ${quote(line.text)}`)]);
+/** Hunks as unified-diff lines (`@@ -1,2 +1,2 @@`, then `-`, `+` and context lines), each line's text through `text` (a quote, or a block's escape). */
+export function renderHunks(hunks: DiffHunk[], text: (value: unknown) => string, indent = '  '): string[] {
+  return hunks.flatMap((hunk) => [`${indent}@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.map((line) => `${indent}${line.mark} ${text(line.text)}`)]);
 }
 
 /**
  * Passages as diff lines: the sentence before, `-` removed and `+` added sentences, the sentence
- * after; `…` between passages apart from each other. Each sentence quoted.
+ * after; `…` between passages apart from each other. Each sentence through `text`.
  */
-export function renderPassages(passages: Passage[], quote: Quote, indent = '  '): string[] {
+export function renderPassages(passages: Passage[], text: (value: unknown) => string, indent = '  '): string[] {
   const lines: string[] = [];
   let previous: Passage | undefined;
   for (const passage of passages) {
     const joined = previous?.trailing !== undefined && previous.trailing === passage.leading;
     if (previous && !joined) lines.push(`${indent}…`);
-    if (passage.leading !== undefined && !joined) lines.push(`${indent}  ${quote(passage.leading)}`);
-    lines.push(...passage.removed.map((sentence) => `${indent}- ${quote(sentence)}`), ...passage.added.map((sentence) => `${indent}+ ${quote(sentence)}`));
-    if (passage.trailing !== undefined) lines.push(`${indent}  ${quote(passage.trailing)}`);
+    if (passage.leading !== undefined && !joined) lines.push(`${indent}  ${text(passage.leading)}`);
+    lines.push(...passage.removed.map((sentence) => `${indent}- ${text(sentence)}`), ...passage.added.map((sentence) => `${indent}+ ${text(sentence)}`));
+    if (passage.trailing !== undefined) lines.push(`${indent}  ${text(passage.trailing)}`);
     previous = passage;
   }
   return lines;

@@ -68,27 +68,34 @@ export function unreadable(...lookups: Lookup[]): string[] {
   return lookups.flatMap((item) => (item.failed ? [item.failed] : []));
 }
 
-/** A value as the user reads it: flags, numbers and null as they are, any text or structure quoted. */
-function shown(context: PreviewContext, value: unknown): string {
+/** A value as the user reads it: flags, numbers and null as they are, any text or structure through `text`. */
+function shown(text: (value: unknown) => string, value: unknown): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'number') return String(value);
-  return context.quote(typeof value === 'string' ? value : JSON.stringify(value));
+  return text(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /**
  * The fields an update sets, against the record as the list route shows it: `field: now -> new`
- * for each that changes, the new value where the list route does not show the field, and the
- * fields given that keep their value, counted in one line.
+ * for each that changes, the new value where the list route does not show the field (these lines
+ * in one envelope), and the fields given that keep their value, counted in one line.
  */
 export function fieldUpdates(context: PreviewContext, current: Item, given: Item, listTool: string): string[] {
-  const lines: string[] = [];
   const same: string[] = [];
-  for (const [field, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(current, field)) lines.push(`${field}: set to ${shown(context, value)} (${listTool} does not show its current value)`);
-    else if (differs(current[field], value)) lines.push(`${field}: ${shown(context, current[field])} -> ${shown(context, value)}`);
-    else same.push(field);
-  }
-  if (lines.length === 0) lines.push('No field changes: every value given equals the current one.');
+  const changes = context.quote.block((text) =>
+    Object.entries(given).flatMap(([field, value]) => {
+      if (value === undefined) return [];
+      if (!Object.hasOwn(current, field)) return [`${field}: set to ${shown(text, value)} (${listTool} does not show its current value)`];
+      if (differs(current[field], value)) return [`${field}: ${shown(text, current[field])} -> ${shown(text, value)}`];
+      same.push(field);
+      return [];
+    }),
+  );
+  const lines = changes.length ? [entryWithLines('What it writes:', changes)] : ['No field changes: every value given equals the current one.'];
   if (same.length) lines.push(`Unchanged (same value as now): ${same.join(', ')}.`);
   return lines;
+}
+
+/** A preview entry of several lines: its heading, then the lines indented under the entry's dash. */
+export function entryWithLines(heading: string, lines: string[]): string {
+  return [heading, ...lines].join('\n  ');
 }

@@ -14,14 +14,23 @@ export const channelEnum = z.enum(['chat', 'email']);
 /** Source values of conversations: the documented ones plus lowercase names of connected platforms. */
 export const conversationSource = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase source name such as api, widget, ui, standalone, testsuite, replay or a connected platform');
 
-/** Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control characters (C0, DEL and C1). */
+/** The characters of text that are not blank, counted as code points: an emoji is one character, not two UTF-16 units. */
+export function nonBlankLength(text: string): number {
+  let count = 0;
+  for (const char of text) if (!/\s/.test(char)) count++;
+  return count;
+}
+
+/**
+ * Text filters of list conversations: at most 100 non-blank characters, no `%`, `_` or control
+ * characters (C0, DEL and C1). The spec sets no minimum: blank text is sent as given.
+ */
 export function searchText(description: string) {
   return (
     z
       .string()
-      .refine((text) => text.trim().length > 0, 'must not be blank')
       // The spec counts non-blank characters: spaces between words do not count against the 100.
-      .refine((text) => text.replace(/\s/g, '').length <= 100, 'must be at most 100 characters, not counting blanks')
+      .refine((text) => nonBlankLength(text) <= 100, 'must be at most 100 characters, not counting blanks')
       .refine((text) => !/[%_]/.test(text), 'must not contain % or _')
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rule refuses
       .refine((text) => !/[\u0000-\u001f\u007f-\u009f]/.test(text), 'must not contain control characters')

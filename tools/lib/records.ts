@@ -20,12 +20,15 @@ export function defined(record: Record<string, unknown>): Record<string, unknown
 }
 
 /**
- * Shortens message text in compact views, saying so; the full view has it whole. The cut is marked
- * with three dots, not U+2026: one character beyond Latin-1 makes the whole text and its JSON
- * two-byte strings, which cost about a fifth more to build, serialise and encode for every call.
+ * Shortens message text in compact views, saying so; the full view has it whole. A cut that saves
+ * no more characters than its note costs is not made: the text stays whole. The cut is marked with
+ * three dots, not U+2026: one character beyond Latin-1 makes the whole text and its JSON two-byte
+ * strings, which cost about a fifth more to build, serialise and encode for every call.
  */
 export function shortened(text: unknown, length = 240): unknown {
-  return typeof text === 'string' && text.length > length ? `${text.slice(0, length)}... [${text.length - length} more characters: view "full"]` : text;
+  if (typeof text !== 'string' || text.length <= length) return text;
+  const note = `... [${text.length - length} more characters: view "full"]`;
+  return text.length - length > note.length ? `${text.slice(0, length)}${note}` : text;
 }
 
 /** A field of a write's response as text, for `done` lines: `?` when the response lacks it. */

@@ -92,9 +92,10 @@ export async function scanConversations(context: ToolContext, request: ScanReque
   let scanned = 0;
   let pages = 0;
   let stoppedAt: string | undefined;
+  let leftOut: ScanSummary['leftOut'];
   try {
-    scan: for (const agent of agents) {
-      for (const range of windows) {
+    scan: for (const [agentIndex, agent] of agents.entries()) {
+      for (const [rangeIndex, range] of windows.entries()) {
         let cursor: string | undefined;
         // An API that repeats the conversation its cursor named, at the top of the next page, must not get it counted twice.
         let previousPage = new Set<string>();
@@ -103,14 +104,18 @@ export async function scanConversations(context: ToolContext, request: ScanReque
           const page = (await context.call('list_conversations', { ...request.filters, botId: agent.botId, ...range, limit: PAGE_SIZE, cursor })) as Page;
           pages++;
           const thisPage = new Set<string>();
+          const counts = (item: Record<string, unknown>) => !previousPage.has(String(item.id)) && (!request.keep || request.keep.test(item));
           const keptBefore = kept;
-          for (const item of page.interactions) {
+          for (const [index, item] of page.interactions.entries()) {
             const id = String(item.id);
             scanned++;
             thisPage.add(id);
-            if (previousPage.has(id) || (request.keep && !request.keep.test(item))) continue;
+            if (!counts(item)) continue;
             if (request.max !== undefined && kept >= request.max) {
               stoppedAt = agent.agentName ?? agent.botId;
+              // What this page still held is known; past it, only when nothing else was left to read.
+              const last = !page.hasMore && agentIndex === agents.length - 1 && rangeIndex === windows.length - 1;
+              leftOut = { count: page.interactions.slice(index).filter(counts).length, exact: last };
               break;
             }
             kept++;
@@ -131,8 +136,7 @@ export async function scanConversations(context: ToolContext, request: ScanReque
   const notes = [
     `Queried ${agents.length === 1 ? 'one agent' : `${agents.length} agents one by one`} over ${windows.length} slice(s) of at most 90 days: ${requests} requests (1 list_agents, ${pages} list_conversations pages of up to ${PAGE_SIZE}).`,
   ];
-  if (stoppedAt !== undefined)
-    notes.push(`Cut short at maxConversations=${request.max} while reading agent ${stoppedAt}: later pages and agents were not read; raise maxConversations to cover everything.`);
+  if (stoppedAt !== undefined) notes.push(`Stopped at maxConversations=${request.max} while reading agent ${stoppedAt}.`);
   if (kept === 0) notes.push(`No conversation matched ${describeScope(request)}.`);
   return {
     since: new Date(request.since).toISOString(),
@@ -144,6 +148,7 @@ export async function scanConversations(context: ToolContext, request: ScanReque
     scanned,
     count: kept,
     complete: stoppedAt === undefined,
+    ...(leftOut && { leftOut }),
     note: notes.join(' '),
   };
 }
@@ -176,4 +181,14 @@ export function describeScope(request: Pick<ScanRequest, 'since' | 'until' | 'fi
   if (request.keep) filters.push(request.keep.label);
   const window = `the window ${new Date(request.since).toISOString()} to ${new Date(request.until).toISOString()} (on createdAt)`;
   return filters.length ? `${window} with ${filters.join(', ')}` : `${window}, with no other filter`;
+}
+
+/** The first line of a scan that stopped early: how many it read, how many more match (exactly, or at least), and how to get the rest. */
+export function cutShort(summary: ScanSummary | undefined, how: string): string | undefined {
+  if (summary?.complete !== false) return undefined;
+  const more = summary.leftOut;
+  const read = more?.exact
+    ? `read ${summary.count} of the ${summary.count + more.count} conversations that match`
+    : `read ${summary.count} conversations, and at least ${more?.count ?? 1} more match (the pages, agents and slices after the stop were not read)`;
+  return `INCOMPLETE: ${read}. ${how}`;
 }

@@ -1,5 +1,6 @@
 import { isRecord } from '../../src/json.js';
 import { defined } from './records.js';
+import { definitionLines } from './definitions.js';
 import type { Quote } from './diff.js';
 import type { AttributedConversation } from './scan.js';
 import {
@@ -10,7 +11,6 @@ import {
   type ArticleCount,
   type Change,
   type Counts,
-  type Definitions,
   type Dimension,
   type ExportStats,
   type Group,
@@ -21,21 +21,6 @@ import {
 } from '../../src/views/results.js';
 
 const TOP_ARTICLES = 5;
-
-/** What each figure counts, exactly as the code below counts it: said once per result. */
-const DEFINITIONS: Definitions = {
-  conversations: 'createdAt in the window; each under the one agent it was listed for',
-  answers: 'svcbot (agent-written) events of type message',
-  thumbsUp: 'svcbot events of any type with approved true',
-  thumbsDown: 'svcbot events of any type with approved false',
-  negativeRate: 'thumbsDown / (thumbsUp + thumbsDown): rated svcbot events, not conversations; null if none rated',
-  unresolvedNegative: 'thumbsDown events whose resolved is not true',
-  csat: 'csatRating values on any event, 0 included; mean = their average',
-  escalations: 'silent_escalation events',
-  negativeArticles: 'usedArticles of thumbsDown events, by number of such events; top 5',
-};
-
-const CHANGE_DEFINITION = 'this window minus previous; a rate or mean null on either side gives null; a group missing on one side counts as zero there; day and week groups (different dates) get none';
 
 /** The sums behind a group's figures: what the mirror counts in SQL and a scan counts conversation by conversation. */
 export interface Tally {
@@ -294,8 +279,7 @@ export class ConversationStats {
       }
     }
     return {
-      definitions: DEFINITIONS,
-      total: { ...totalKeys, ...total },
+      totalRead: { ...totalKeys, ...total },
       groups: keyed.map(({ group: { id: _id, name: _name, ...counts }, keys }): KeyedGroup => ({ ...keys, ...counts })),
     };
   }
@@ -345,9 +329,6 @@ export function changeOf(now: Stats, before: Stats): NonNullable<StatsResult['ch
   return change;
 }
 
-/** The definitions a result states: the figures, and `change` when there is one. */
-export const definitionsFor = (compared: boolean): Definitions => (compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS);
-
 /** The figures a table shows, in its column order: how each is read from counts or from a change, and how it is written. */
 const FIGURES: Array<{ label: string; of: (figures: Change) => number | null; kind: 'count' | 'rate' | 'mean' }> = [
   { label: 'conversations', of: (figures) => figures.conversations, kind: 'count' },
@@ -379,19 +360,62 @@ function header(labels: string[]): string[] {
   return [`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`];
 }
 
-function articleLine(counts: Counts, quote: Quote): string {
-  const listed = quote(counts.negativeArticles.map((article) => `${article.title ?? article.id} (${article.id}) x${article.count}`).join('; '));
+/** The articles behind a group's thumbs-down answers, with the group's name, in one envelope. */
+function articleLine(counts: Counts, quote: Quote, name?: string): string {
+  const listed = quote(`${name === undefined ? '' : `${name}: `}${counts.negativeArticles.map((article) => `${article.title ?? article.id} (${article.id}) x${article.count}`).join('; ')}`);
   return counts.negativeArticlesLeftOut ? `${listed}; and ${counts.negativeArticlesLeftOut} more article(s) not listed` : listed;
 }
 
+/** One dimension's table: a row per group, the groups only the previous window had, the total. */
+function groupTable(result: StatsResult, dimension: Dimension, groups: Group[], quote: Quote): string[] {
+  const changes = new Map(result.change?.groups[dimension]?.map((entry) => [entry.id, entry]));
+  const changed = result.change?.groups[dimension] !== undefined;
+  const name = (value: string) => (dimension === 'agent' ? quote(value) : value);
+  const lines = ['', `By ${dimension}:`, ...header([dimension])];
+  for (const group of groups) lines.push(row([name(group.name)], group, changed ? changes.get(group.id) : undefined));
+  // Groups only the previous window had, so that a comparison drops nothing silently.
+  for (const gone of changed ? [...changes.values()].filter((entry) => !groups.some((group) => group.id === entry.id)) : []) lines.push(row([name(gone.name)], NONE, gone));
+  lines.push(row(['total'], result.total, result.change?.total));
+  return lines;
+}
+
+/** Two dimensions crossed: a row per pair that holds conversations, the pairs only the previous window had, the total. */
+function crossedTable(result: StatsResult, crossed: KeyedGroup[], quote: Quote): string[] {
+  const dimensions = Object.keys(result.groups) as Dimension[];
+  const label = (group: KeyedGroup, dimension: Dimension) => (dimension === 'agent' ? quote(group.agent) : String(group[dimension]));
+  const changes = result.change?.crossed && new Map(result.change.crossed.map((entry) => [crossedKey(entry), entry]));
+  const lines = ['', `By ${dimensions.join(' and ')}:`, ...header(dimensions)];
+  for (const group of crossed)
+    lines.push(
+      row(
+        dimensions.map((dimension) => label(group, dimension)),
+        group,
+        changes?.get(crossedKey(group)),
+      ),
+    );
+  for (const gone of changes ? [...changes.values()].filter((entry) => !crossed.some((group) => crossedKey(group) === crossedKey(entry))) : []) {
+    lines.push(
+      row(
+        dimensions.map((dimension) => label({ ...gone, ...NONE }, dimension)),
+        NONE,
+        gone,
+      ),
+    );
+  }
+  lines.push(row(['total', ...dimensions.slice(1).map(() => '')], result.total, result.change?.total));
+  return lines;
+}
+
 /**
- * Text rendering of conversation_stats: the scan in one line, one small table per dimension (and
- * one for the crossed pairs), each figure followed by its change when compared, the articles
- * behind thumbs-down answers, and the definitions once.
+ * Text rendering of conversation_stats: the scan in one line, one small table per dimension, or
+ * for two crossed the crossed table alone (with the one-way tables only where a date dimension
+ * leaves the crossed cells without a change), each figure followed by its change when compared,
+ * the articles behind thumbs-down answers, and the definitions not yet stated this session. A stop
+ * at maxConversations is the result's first line (`stoppedEarly`).
  */
 export function renderStats(data: unknown, quote: Quote): string {
   const result = data as StatsResult;
-  const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (INCOMPLETE: cut short at maxConversations)'}.`];
+  const lines = [`Conversations created ${result.since} to ${result.until}: ${result.count} counted${result.complete ? '' : ' (not all: see the first line)'}.`];
   if (result.previous) {
     const before = result.previous.total.conversations;
     lines.push(
@@ -399,50 +423,14 @@ export function renderStats(data: unknown, quote: Quote): string {
     );
   }
   if (result.note) lines.push(result.note);
-  const change = result.change;
-  const quoteName = (dimension: Dimension, name: string) => (dimension === 'agent' ? quote(name) : name);
+  const crossedAlone = result.crossed !== undefined && !(result.change && !result.change.crossed);
   for (const [dimension, groups] of Object.entries(result.groups) as Array<[Dimension, Group[]]>) {
-    const changes = new Map(change?.groups[dimension]?.map((entry) => [entry.id, entry]));
-    const changed = change?.groups[dimension] !== undefined;
-    lines.push('', `By ${dimension}:`, ...header([dimension]));
-    for (const group of groups) lines.push(row([quoteName(dimension, group.name)], group, changed ? changes.get(group.id) : undefined));
-    // Groups only the previous window had, so that a comparison drops nothing silently.
-    for (const gone of changed ? [...changes.values()].filter((entry) => !groups.some((group) => group.id === entry.id)) : []) {
-      lines.push(row([quoteName(dimension, gone.name)], NONE, gone));
-    }
-    lines.push(row(['total'], result.total, change?.total));
-    const withArticles = groups.filter((group) => group.negativeArticles.length);
-    if (dimension === 'agent' && withArticles.length) {
-      lines.push('Articles used in thumbs-down answers:');
-      for (const group of withArticles) lines.push(`- ${quote(group.name)}: ${articleLine(group, quote)}`);
-    }
+    if (!crossedAlone && !(result.crossed && CHRONOLOGICAL.includes(dimension))) lines.push(...groupTable(result, dimension, groups, quote));
   }
-  if (result.crossed) {
-    const dimensions = Object.keys(result.groups) as Dimension[];
-    const label = (group: KeyedGroup, dimension: Dimension) => (dimension === 'agent' ? quote(group.agent) : String(group[dimension]));
-    const changes = change?.crossed && new Map(change.crossed.map((entry) => [crossedKey(entry), entry]));
-    lines.push('', `By ${dimensions.join(' and ')}:`, ...header(dimensions));
-    for (const group of result.crossed)
-      lines.push(
-        row(
-          dimensions.map((dimension) => label(group, dimension)),
-          group,
-          changes?.get(crossedKey(group)),
-        ),
-      );
-    for (const gone of changes ? [...changes.values()].filter((entry) => !result.crossed!.some((group) => crossedKey(group) === crossedKey(entry))) : []) {
-      lines.push(
-        row(
-          dimensions.map((dimension) => label({ ...gone, ...NONE }, dimension)),
-          NONE,
-          gone,
-        ),
-      );
-    }
-  }
-  if (!result.groups.agent && result.total.negativeArticles.length) {
-    lines.push('', `Articles used in thumbs-down answers: ${articleLine(result.total, quote)}`);
-  }
-  lines.push('', 'Definitions:', ...Object.entries(result.definitions).map(([figure, definition]) => `- ${figure}: ${definition}`));
+  if (result.crossed) lines.push(...crossedTable(result, result.crossed, quote));
+  const withArticles = (result.groups.agent ?? []).filter((group) => group.negativeArticles.length);
+  if (withArticles.length) lines.push('', 'Articles used in thumbs-down answers:', ...withArticles.map((group) => `- ${articleLine(group, quote, group.name)}`));
+  else if (!result.groups.agent && result.total.negativeArticles.length) lines.push('', `Articles used in thumbs-down answers: ${articleLine(result.total, quote)}`);
+  lines.push(...definitionLines(result));
   return lines.join('\n');
 }

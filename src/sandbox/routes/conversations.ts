@@ -40,15 +40,19 @@ export const MAX_TEXT_FILTER = 100;
 /** Name chosen for the CSAT filter (spec: "its parameter name: not shown"). */
 export const CSAT_PARAM = 'csat';
 
+/** Characters that are not blank, counted as code points (an emoji is one). */
+function nonBlankLength(text: string): number {
+  let count = 0;
+  for (const char of text) if (!/\s/.test(char)) count++;
+  return count;
+}
+
+/** The spec sets a maximum and forbidden characters, no minimum: blank text filters as the empty substring, which every message holds. */
 function textFilter(v: Violations, name: string, raw: string | null): string | undefined {
   if (raw === null) return undefined;
   const trimmed = raw.trim();
-  if (trimmed === '') {
-    v.add(`${name} should not be empty`);
-    return undefined;
-  }
   // The spec's limit is on non-blank characters: spaces between words do not count.
-  if (trimmed.replace(/\s/g, '').length > MAX_TEXT_FILTER) v.add(`${name} must be shorter than or equal to ${MAX_TEXT_FILTER} characters`);
+  if (nonBlankLength(trimmed) > MAX_TEXT_FILTER) v.add(`${name} must be shorter than or equal to ${MAX_TEXT_FILTER} characters`);
   if (/[%_]/.test(raw)) v.add(`${name} must not contain % or _`);
   if (CONTROL_CHARS.test(raw)) v.add(`${name} must not contain control characters`);
   return trimmed.toLowerCase();

@@ -239,7 +239,7 @@ export function crawl(req: RouteRequest) {
   let maxLinks = 10;
   if (body.maxLinks !== undefined) {
     if (!Number.isInteger(body.maxLinks)) v.add('maxLinks must be an integer number');
-    else if ((body.maxLinks as number) < 1 || (body.maxLinks as number) > 100) v.add('maxLinks must be from 1 to 100');
+    else if ((body.maxLinks as number) < 1) v.add('maxLinks must not be less than 1');
     else maxLinks = body.maxLinks as number;
   }
   v.throwIfAny();

@@ -50,10 +50,18 @@ export interface Column<Row> {
 export function figureTable<Row>(caption: string, columns: Column<Row>[], rows: Row[], rowAttrs?: (row: Row) => Props['attrs']): HTMLElement {
   const table = el(
     'table',
-    { className: 'figures' },
+    // Wide tables become cards in a narrow host (base.css).
+    { className: columns.length > 3 ? 'figures wide' : 'figures' },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, ...columns.map((column) => el('th', { attrs: { scope: 'col' }, className: column.numeric ? 'num' : undefined }, column.label)))),
-    el('tbody', {}, ...rows.map((row) => el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined }, column.cell(row)))))),
+    // Each cell names its column too: a narrow host shows a row as a card of "column: value" lines.
+    el(
+      'tbody',
+      {},
+      ...rows.map((row) =>
+        el('tr', { attrs: rowAttrs?.(row) }, ...columns.map((column) => el('td', { className: column.numeric ? 'num' : undefined, attrs: { 'data-label': column.label } }, column.cell(row)))),
+      ),
+    ),
   );
   return el('div', { className: 'table-wrap' }, table);
 }
@@ -63,12 +71,14 @@ const TAG = /<\/?untrusted-data-[0-9a-f]+>/g;
 /**
  * Upstream and preview texts mark third-party text for the model with untrusted-data tags, and
  * tell the model what they mean; a person reads the text without either. The notice is the line
- * that names a tag without enclosing anything in it, whatever its wording.
+ * that names a tag without enclosing anything in it, whatever its wording; a line holding a tag
+ * alone opens or closes a block of lines (one envelope around a record) and goes too.
  */
 export function withoutEnvelope(text: string): string {
   return text
     .split('\n')
     .filter((line) => !(/<untrusted-data-[0-9a-f]+>/.test(line) && !/<\/untrusted-data-[0-9a-f]+>/.test(line) && line.replace(TAG, '').trim() !== ''))
+    .filter((line) => line.trim() === '' || line.replace(TAG, '').trim() !== '')
     .map((line) => line.replace(TAG, ''))
     .join('\n');
 }

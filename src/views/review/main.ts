@@ -1,4 +1,5 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
+import { diffWordsWithSpace } from 'diff';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../common/base.css';
 import './review.css';
@@ -30,11 +31,20 @@ const LABELS: Record<string, string> = {
 };
 const label = (field: string) => LABELS[field] ?? field;
 
-const VERDICT_TEXT: Record<Verdict, { name: string; says: string }> = {
-  new: { name: 'New', says: 'Publishing creates a new live article with this content.' },
-  identical: { name: 'Identical', says: 'The draft matches the live article in everything a publish writes: publishing changes nothing.' },
-  changes: { name: 'Changes', says: 'Publishing overwrites the live article with the changes below.' },
-  stale: { name: 'Stale', says: 'The live article changed after this draft was made: publishing overwrites those later changes as well as making the changes below.' },
+/** A preview line as a person reads this view: the API's field names at the start of a line (`mainKnowledge:`, `questions added:`) under the names the view uses. */
+const inPeoplesWords = (text: string) =>
+  text.replace(/^(\s*)(\w+)(?=( added| removed)?:)/gm, (whole, indent: string, field: string) => (Object.hasOwn(LABELS, field) ? indent + LABELS[field] : whole));
+
+/** Each verdict's badge, what it says, and how a count of drafts names it ("2 with changes"). */
+const VERDICT_TEXT: Record<Verdict, { name: string; says: string; counted: string }> = {
+  new: { name: 'New', says: 'Publishing creates a new live article with this content.', counted: 'new' },
+  identical: { name: 'Identical', says: 'The draft matches the live article in everything a publish writes: publishing changes nothing.', counted: 'identical' },
+  changes: { name: 'Changes', says: 'Publishing overwrites the live article with the changes below.', counted: 'with changes' },
+  stale: {
+    name: 'Stale',
+    says: 'The live article changed after this draft was made: publishing overwrites those later changes as well as making the changes below.',
+    counted: 'stale',
+  },
 };
 
 /** Pairs the lines of a hunk for two columns: removed lines face the added lines that replace them. */
@@ -55,8 +65,22 @@ function sideBySide(hunk: DiffHunk): Array<[DiffLine | undefined, DiffLine | und
   return rows;
 }
 
+/**
+ * A changed text and the text that replaces it, each with the words that differ marked: in a long
+ * paragraph the colour of the whole line does not show that "30" became "45". Texts that share
+ * less than half of their words are shown whole: marking nearly everything says nothing.
+ */
+function wordMarks(before: string, after: string): [Array<Node | string>, Array<Node | string>] {
+  const parts = diffWordsWithSpace(before, after);
+  const common = parts.filter((part) => !part.added && !part.removed).reduce((length, part) => length + part.value.length, 0);
+  if (common * 2 < Math.max(before.length, after.length)) return [[before], [after]];
+  const side = (changed: 'removed' | 'added', className: string) =>
+    parts.filter((part) => !part[changed === 'removed' ? 'added' : 'removed']).map((part) => (part[changed] ? el('mark', { className }, part.value) : part.value));
+  return [side('removed', 'del-word'), side('added', 'ins-word')];
+}
+
 function diffTable(caption: string, left: string, right: string, hunks: DiffHunk[]): HTMLTableElement {
-  const cells = (line: DiffLine | undefined, side: 'old' | 'new') => {
+  const cells = (line: DiffLine | undefined, side: 'old' | 'new', text: Array<Node | string>) => {
     if (!line) return [el('td', { className: 'ln gap' }), el('td', { className: 'gap' })];
     const changed = line.mark !== ' ';
     const kind = side === 'old' ? 'del' : 'ins';
@@ -66,9 +90,13 @@ function diffTable(caption: string, left: string, right: string, hunks: DiffHunk
         'td',
         { className: `code${changed ? ` ${kind}` : ''}`, attrs: { 'data-mark': line.mark } },
         el('span', { className: 'mark', attrs: { 'aria-label': changed ? (side === 'old' ? 'removed' : 'added') : undefined } }, changed ? line.mark : ' '),
-        line.text,
+        ...text,
       ),
     ];
+  };
+  const row = ([before, after]: [DiffLine | undefined, DiffLine | undefined]) => {
+    const [oldText, newText] = before && after && before.mark === '-' ? wordMarks(before.text, after.text) : [[before?.text ?? ''], [after?.text ?? '']];
+    return el('tr', {}, ...cells(before, 'old', oldText), ...cells(after, 'new', newText));
   };
   return el(
     'table',
@@ -84,10 +112,17 @@ function diffTable(caption: string, left: string, right: string, hunks: DiffHunk
           { className: 'hunk' },
           el('td', { attrs: { colspan: 4 } }, `Lines ${hunk.oldStart}-${hunk.oldStart + Math.max(0, hunk.oldLines - 1)} → ${hunk.newStart}-${hunk.newStart + Math.max(0, hunk.newLines - 1)}`),
         ),
-        ...sideBySide(hunk).map(([before, after]) => el('tr', {}, ...cells(before, 'old'), ...cells(after, 'new'))),
+        ...sideBySide(hunk).map(row),
       ),
     ),
   );
+}
+
+/** A removed sentence and the added one in the same place, words marked; a sentence with no counterpart whole. */
+function pairedMarks(passage: Passage, index: number): [Array<Node | string>, Array<Node | string>] {
+  const before = passage.removed[index];
+  const after = passage.added[index];
+  return before !== undefined && after !== undefined ? wordMarks(before, after) : [[before ?? ''], [after ?? '']];
 }
 
 /** The changed sentences, whole, between the unchanged ones around them: what to read first in a long paragraph. */
@@ -102,8 +137,15 @@ function passages(list: Passage[]): HTMLElement | false {
           'div',
           { className: 'passage' },
           passage.leading !== undefined && el('p', { className: 'context' }, passage.leading),
-          ...passage.removed.map((sentence) => el('p', { className: 'del' }, el('span', { className: 'mark', attrs: { 'aria-label': 'removed' } }, '-'), sentence)),
-          ...passage.added.map((sentence) => el('p', { className: 'ins' }, el('span', { className: 'mark', attrs: { 'aria-label': 'added' } }, '+'), sentence)),
+          ...passage.removed.map((_sentence, index) => el('p', { className: 'del' }, el('span', { className: 'mark', attrs: { 'aria-label': 'removed' } }, '-'), ...pairedMarks(passage, index)[0])),
+          ...passage.added.map((sentence, index) =>
+            el(
+              'p',
+              { className: 'ins' },
+              el('span', { className: 'mark', attrs: { 'aria-label': 'added' } }, '+'),
+              ...(passage.removed[index] === undefined ? [sentence] : pairedMarks(passage, index)[1]),
+            ),
+          ),
           passage.trailing !== undefined && el('p', { className: 'context' }, passage.trailing),
         ),
       ),
@@ -153,8 +195,10 @@ function draftParts(comparison: ArticleComparison, heading: 'h1' | 'h2'): Array<
         'section',
         {},
         el(sub, {}, label(entry.field)),
-        comparison.verdict !== 'new' && passages(entry.passages),
-        diffTable(`${label(entry.field)}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks),
+        // A new article has nothing to be compared with: its text as it will read.
+        comparison.verdict === 'new'
+          ? el('div', { className: 'new-text ins' }, ...entry.hunks.flatMap((hunk) => hunk.lines.map((line) => el('p', {}, line.text))))
+          : el('div', {}, passages(entry.passages), diffTable(`${label(entry.field)}: live and draft side by side`, live, `Draft ${comparison.draftArticleId}`, entry.hunks)),
       ),
     ),
     publishPanel(comparison, sub),
@@ -167,7 +211,7 @@ function renderReview(review: DraftReview): void {
     replaceChildren(root, ...draftParts(review.drafts[0], 'h1'));
     return;
   }
-  const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => `${review.verdicts[verdict]} ${VERDICT_TEXT[verdict].name.toLowerCase()}`);
+  const counts = VERDICTS.filter((verdict) => review.verdicts[verdict]).map((verdict) => `${review.verdicts[verdict]} ${VERDICT_TEXT[verdict].counted}`);
   replaceChildren(
     root,
     el('h1', {}, `${review.drafts.length} draft${review.drafts.length === 1 ? '' : 's'} to review`),
@@ -241,7 +285,8 @@ function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTML
   };
 
   const showPreview = (preview: Record<string, unknown>, token: string) => {
-    const effect = Array.isArray(preview.effect) ? preview.effect.map((line) => withoutEnvelope(String(line))) : [];
+    const effect = Array.isArray(preview.effect) ? preview.effect.map((line) => inPeoplesWords(withoutEnvelope(String(line)))) : [];
+    const cautions = Array.isArray(preview.warnings) ? preview.warnings.map((line) => withoutEnvelope(String(line))) : [];
     const confirm = el('button', { className: 'primary confirm-publish', attrs: { type: 'button' } }, 'Confirm: publish');
     const cancel = el('button', { attrs: { type: 'button' } }, 'Cancel');
     confirm.addEventListener('click', () => {
@@ -258,6 +303,7 @@ function publishPanel(comparison: ArticleComparison, heading: 'h2' | 'h3'): HTML
         'div',
         { className: 'preview', attrs: { role: 'dialog', 'aria-label': 'Confirm publishing' } },
         el('p', {}, 'Nothing has been sent yet. Publishing this draft will:'),
+        ...cautions.map((caution) => el('p', { className: 'warning' }, `Warning: ${caution}`)),
         effect.length > 0
           ? el('ul', {}, ...effect.map((line) => el('li', { className: 'effect' }, line)))
           : el('p', { className: 'muted' }, 'The current state could not be read; the request below is exactly what will be sent.'),

@@ -6,7 +6,21 @@ import { drawChart } from '../common/chart.js';
 import { isRecord } from '../../json.js';
 import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
-import { CHRONOLOGICAL, periodOf, formatChange, formatMean, formatPercent, type Change, type Counts, type Dimension, type Group, type KeyedGroup, type StatsResult } from '../results.js';
+import {
+  CHANGE_DEFINITION,
+  CHRONOLOGICAL,
+  periodOf,
+  DEFINITIONS,
+  formatChange,
+  formatMean,
+  formatPercent,
+  type Change,
+  type Counts,
+  type Dimension,
+  type Group,
+  type KeyedGroup,
+  type StatsResult,
+} from '../results.js';
 
 /** Filters of conversation_stats that export_conversations takes the same way. */
 const SHARED_FILTERS = ['botId', 'source', 'channel', 'question', 'answer', 'csat'];
@@ -180,8 +194,19 @@ function crossedTable(dimensions: [Dimension, Dimension], crossed: KeyedGroup[])
   );
 }
 
+/** The CSAT filter's range in the spec: the chart shows every point of it, so a missing rating shows as a gap, not as no rating at all. */
+const CSAT_SCALE = [0, 1, 2, 3, 4, 5];
+
+/**
+ * The CSAT distribution on the whole scale, any other rating the API stored besides. A rating of 0
+ * is a stored 0 (the spec returns it as it is), which a person may take for "no rating": said below the chart.
+ */
 function csatFigure(total: Counts): HTMLElement {
-  const ratings = Object.entries(total.csat.distribution).map(([rating, count]) => ({ rating: Number(rating), count }));
+  const given = Object.entries(total.csat.distribution).map(([rating, count]) => ({ rating: Number(rating), count }));
+  const ratings = [...CSAT_SCALE.map((rating) => ({ rating, count: total.csat.distribution[String(rating)] ?? 0 })), ...given.filter((row) => !CSAT_SCALE.includes(row.rating))].sort(
+    (a, b) => a.rating - b.rating,
+  );
+  const zeros = total.csat.distribution['0'] ?? 0;
   const chart = el('div', { className: 'chart' });
   const table = figureTable(
     `CSAT ratings (${total.csat.count}, mean ${formatMean(total.csat.mean)})`,
@@ -197,7 +222,7 @@ function csatFigure(total: Counts): HTMLElement {
       countLabel: 'ratings',
       kind: 'category',
       x: ratings.map((_row, index) => index),
-      names: ratings.map((row) => `rating ${row.rating}`),
+      names: ratings.map((row) => String(row.rating)),
       series: [{ label: 'ratings', values: ratings.map((row) => row.count), scale: 'count' }],
     }),
   );
@@ -205,7 +230,8 @@ function csatFigure(total: Counts): HTMLElement {
     'section',
     { className: 'csat' },
     el('h2', {}, 'CSAT distribution'),
-    ratings.length ? el('div', { className: 'figure' }, chart, table) : el('p', { className: 'muted' }, 'No CSAT ratings in this period.'),
+    total.csat.count ? el('div', { className: 'figure' }, chart, table) : el('p', { className: 'muted' }, 'No CSAT ratings in this period.'),
+    zeros > 0 && el('p', { className: 'muted' }, `${plural(zeros, 'rating')} of 0: a CSAT the API stores and returns as 0, counted in the mean like any other (the scale runs from 0 to 5).`),
   );
 }
 
@@ -238,9 +264,9 @@ function articlesTable(total: Counts): HTMLElement {
   );
 }
 
-/** What each figure counts, as the tool states it. */
+/** What each figure counts, as the tool states it: always here, though the text states it once per session. */
 function definitionList(result: StatsResult): HTMLElement {
-  const entries = Object.entries(result.definitions ?? {});
+  const entries = Object.entries(result.change ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS);
   return el(
     'details',
     {},

@@ -17,6 +17,8 @@ declare global {
 interface ShowOptions {
   html: string;
   theme: 'light' | 'dark';
+  /** The frame's width in CSS pixels: 960 as a desktop host, 400 as a narrow side panel. */
+  width: number;
   toolName: string;
   args: Record<string, unknown>;
   result: CallToolResult;
@@ -25,17 +27,17 @@ interface ShowOptions {
 let bridge: AppBridge | undefined;
 let context: McpUiHostContext = {};
 
-async function show({ html, theme, toolName, args, result }: ShowOptions): Promise<void> {
+async function show({ html, theme, width, toolName, args, result }: ShowOptions): Promise<void> {
   await bridge?.close();
   document.body.replaceChildren();
   document.documentElement.style.colorScheme = theme;
   document.body.style.background = theme === 'dark' ? '#0d1117' : '#ffffff';
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
-  frame.style.cssText = 'width: 960px; height: 400px; border: 0; display: block;';
+  frame.style.cssText = `width: ${width}px; height: 400px; border: 0; display: block;`;
   document.body.append(frame);
 
-  context = { theme, platform: 'web', displayMode: 'inline', containerDimensions: { width: 960, maxHeight: 4000 }, toolInfo: { tool: { name: toolName, inputSchema: { type: 'object' } } } };
+  context = { theme, platform: 'web', displayMode: 'inline', containerDimensions: { width, maxHeight: 4000 }, toolInfo: { tool: { name: toolName, inputSchema: { type: 'object' } } } };
   bridge = new AppBridge(null, { name: 'svc-mcp view test host', version: '1.0.0' }, { serverTools: {} }, { hostContext: context });
   bridge.oncalltool = (params) => window.svcCallTool(params);
   bridge.onsizechange = ({ height }) => {

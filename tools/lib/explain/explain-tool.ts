@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolContext } from '../../../src/engine/define.js';
 import { clockNow, timeInput } from '../../../src/engine/inputs.js';
+import { DEFINITIONS } from '../../../src/views/results.js';
 import { channelEnum, conversationSource } from '../inputs.js';
 import { renderPassages, type Quote } from '../diff.js';
 import type { KnowledgeChange } from './knowledge-changes.js';
@@ -39,7 +40,13 @@ interface Explanation {
   small: boolean;
   requests: number;
   asOf?: string;
+  /** How the metric and the parts are counted, the first time this session is told. */
+  definitions?: Record<string, string>;
 }
+
+/** How a part is counted, said once per session as the figures' definitions are. */
+const PART_DEFINITION =
+  "a group's worth over all of its window's units, now less before (for a count, its count now less before); a dimension's parts add up to the whole change; an answer that used several articles is split evenly among them";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -76,7 +83,15 @@ async function explainChange(input: z.output<typeof explainInput>, context: Tool
     small: METRIC_WORDS[metric].rate && (later.total.units < SMALL || earlier.total.units < SMALL),
     requests: tallies.requests,
     asOf: tallies.asOf,
+    ...definitionsOf(metric, context),
   };
+}
+
+/** The metric's definition and the parts', those this session has not been told yet (design 15). */
+function definitionsOf(metric: Metric, context: ToolContext): { definitions?: Record<string, string> } {
+  const all: Record<string, string> = { [metric]: DEFINITIONS[metric], part: PART_DEFINITION };
+  const fresh = context.unstated(Object.keys(all).map((figure) => `definition:${figure}`)).map((topic) => topic.slice('definition:'.length));
+  return fresh.length ? { definitions: Object.fromEntries(fresh.map((figure) => [figure, all[figure]])) } : {};
 }
 
 /** A metric's value as a person reads it: a percentage for the rate, two decimals for the mean, a count. */
@@ -124,6 +139,7 @@ function renderExplanation(data: unknown, quote: Quote): string {
   }
   if (result.knowledgeLeftOut) lines.push(`- and ${result.knowledgeLeftOut} older change(s)`);
   lines.push('', `Not shown by the API: ${result.cannotShow.join('; ')}.`);
+  if (result.definitions) lines.push('', 'Definitions:', ...Object.entries(result.definitions).map(([figure, definition]) => `- ${figure}: ${definition}`));
   return lines.join('\n');
 }
 

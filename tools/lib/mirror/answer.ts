@@ -59,10 +59,7 @@ function summaryOf(report: SyncReport, ask: StatsAsk, count: number, matching: n
   ];
   if (dropped) notes.push(`It had been ${dropped.reason} at ${new Date(dropped.at).toISOString()}, and was read again.`);
   const complete = count === matching;
-  if (!complete)
-    notes.push(
-      `Cut short at maxConversations=${ask.max}: the newest ${count} of ${matching} conversations were counted; leave maxConversations out to count them all (the mirror answers without more requests).`,
-    );
+  if (!complete) notes.push(`The newest ${count} of ${matching} conversations were counted; without maxConversations the mirror counts them all, with no more requests.`);
   if (count === 0) notes.push('No conversation matched the window and filters.');
   return {
     since: new Date(main.since).toISOString(),
@@ -74,6 +71,7 @@ function summaryOf(report: SyncReport, ask: StatsAsk, count: number, matching: n
     scanned: report.read,
     count,
     complete,
+    ...(complete ? {} : { leftOut: { count: matching - count, exact: true } }),
     note: notes.join(' '),
     mirror: { asOf },
   };
