@@ -70,6 +70,8 @@ export interface Config {
   sandboxConversations: number;
   /** The sandbox's throttle: a budget, `off`, or undefined for the spec's 100 per 60 s. */
   sandboxRateLimit?: RateLimit | 'off';
+  /** Whether the shortcuts around the MCP SDK's internals (src/sdk/) are taken; off, the SDK does all its own work. */
+  sdkShortcuts: boolean;
 }
 
 export class ConfigError extends Error {
@@ -263,6 +265,13 @@ export const OPTIONS: Option[] = [
     default: '0',
   },
   { env: 'SVC_SANDBOX_RATE_LIMIT', flag: '--sandbox-rate-limit', value: 'N/Ts|off', help: "The sandbox's throttle, such as 100/60s, or off.", defaultText: "the spec's 100/60s" },
+  {
+    env: 'SVC_SDK_SHORTCUTS',
+    flag: '--sdk-shortcuts',
+    value: 'on|off',
+    help: "on: skip work the MCP SDK repeats on every message (schema parses, a result check) where this server's own checks make it redundant, each shortcut tested against the SDK's behaviour (src/sdk/); off: the SDK's own way throughout, for a diagnosis or an SDK version the tests have not met.",
+    default: 'on',
+  },
 ];
 
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -470,6 +479,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     sandboxConversations: parseSandboxConversations(from('SVC_SANDBOX_CONVERSATIONS'), setting('SVC_SANDBOX_CONVERSATIONS')),
     sandboxRateLimit: parseSandboxRateLimit(from('SVC_SANDBOX_RATE_LIMIT'), text('SVC_SANDBOX_RATE_LIMIT')),
     logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
+    sdkShortcuts: parseChoice(from('SVC_SDK_SHORTCUTS'), setting('SVC_SDK_SHORTCUTS'), ['on', 'off']) === 'on',
   };
 }
 

@@ -8,18 +8,25 @@ import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { textError, validationResult } from './errors.js';
 import { argumentProblems } from './inputs.js';
-import { isRecord } from '../json.js';
 import { sessionElicits } from './confirm.js';
 import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { runTool } from './pipeline.js';
 import { keyRedaction, type Redaction } from '../redaction.js';
 import { redactResult } from './secrets.js';
 import { registerPrompts } from './prompts.js';
-import { requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse } from './sdk-costs.js';
+import { setToolCallHandler, validatorOnFirstUse } from '../sdk/shortcuts.js';
+import { connectServer, type MessageObserver, type ToolCallScreen } from '../sdk/incoming.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
 import type { EngineOptions, Execute, Extra, Session } from './types.js';
+
+/** One session's server: the SDK's, reached through the way its messages take (src/sdk/incoming.ts). */
+export interface EngineServer {
+  /** Serves one transport; `observers` (telemetry) see every message first and every answer. */
+  connect(transport: Transport, observers?: MessageObserver[]): Promise<void>;
+  close(): Promise<void>;
+}
 
 /**
  * One MCP server per session (stdio: per process). Tools are served through raw `tools/list` and
@@ -28,7 +35,7 @@ import type { EngineOptions, Execute, Extra, Session } from './types.js';
  * that depend on the session, and the call pipeline coerces client quirks, refuses unknown fields
  * by name and phrases every error itself, none of which `registerTool`'s own zod parsing allows.
  */
-export function createMcpServer(options: EngineOptions): McpServer {
+export function createMcpServer(options: EngineOptions): EngineServer {
   const { config, catalog } = options;
   const surface = sessionSurface(catalog, config);
   const server = new McpServer(
@@ -41,7 +48,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
       },
       taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
       instructions: surface.instructions,
-      jsonSchemaValidator: validatorOnFirstUse(),
+      jsonSchemaValidator: validatorOnFirstUse(config.sdkShortcuts),
     },
   );
   const session: Session = {
@@ -54,11 +61,6 @@ export function createMcpServer(options: EngineOptions): McpServer {
   };
   // Log lines are redacted of this key in every form while the session lives.
   const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);
-  const close = server.close.bind(server);
-  server.close = async () => {
-    releaseKey();
-    await close();
-  };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
   const gateway = hasGateway(config);
 
@@ -73,30 +75,40 @@ export function createMcpServer(options: EngineOptions): McpServer {
     tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
   }));
   // Not async: the dispatch gets the pipeline's promise itself, two microtask turns sooner than through an async function's own.
-  setToolCallHandler(server.server, (request, extra) => {
-    const { name, task } = request.params;
-    const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (gateway && name === FIND_TOOLS) {
-      const elicits = sessionElicits(session);
-      return findTools(rawArgs, catalog, [...session.toolsByName.values()], (tool) => toolListEntry(tool, config, elicits));
-    }
-    if (gateway && name === CALL_TOOL) {
-      const target = parseGatewayCall(rawArgs);
-      if (!target.ok) return target.result;
-      const tool = session.toolsByName.get(target.name);
-      if (!tool) return textError(unreachableReason(catalog, config, target.name));
-      return run(tool, target.arguments, extra, task, true);
-    }
-    const tool = session.toolsByName.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, unreachableReason(catalog, config, name));
-    return run(tool, rawArgs, extra, task, false);
-  });
+  setToolCallHandler(
+    server.server,
+    (request, extra) => {
+      const { name, task } = request.params;
+      const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
+      if (gateway && name === FIND_TOOLS) {
+        const elicits = sessionElicits(session);
+        return findTools(rawArgs, catalog, [...session.toolsByName.values()], (tool) => toolListEntry(tool, config, elicits));
+      }
+      if (gateway && name === CALL_TOOL) {
+        const target = parseGatewayCall(rawArgs);
+        if (!target.ok) return target.result;
+        const tool = session.toolsByName.get(target.name);
+        if (!tool) return textError(unreachableReason(catalog, config, target.name));
+        return run(tool, target.arguments, extra, task, true);
+      }
+      const tool = session.toolsByName.get(name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, unreachableReason(catalog, config, name));
+      return run(tool, rawArgs, extra, task, false);
+    },
+    config.sdkShortcuts,
+  );
 
   registerResources(server, catalog, config, session.toolsByName, execute);
   registerViews(server, surface.listed);
   registerPrompts(server, catalog, session.toolsByName);
-  guardRawArguments(server, session.keyRedaction, options.logger);
-  return server;
+  const refuseRawArguments = rawArgumentsRefusal(session.keyRedaction, options.logger);
+  return {
+    connect: (transport, observers = []) => connectServer(server, transport, { shortcuts: config.sdkShortcuts, observers, screenToolCall: refuseRawArguments }),
+    async close() {
+      releaseKey();
+      await server.close();
+    },
+  };
 }
 
 /**
@@ -105,25 +117,15 @@ export function createMcpServer(options: EngineOptions): McpServer {
  * key after JSON.parse) becomes the copy's prototype, invisible to every later check and read
  * through by the tool's schema; a top-level `constructor` field is refused with a raw schema dump
  * or throws (`"constructor": null`). A call whose raw arguments break a shape rule (prototype
- * names at any depth, nesting, size) is answered here as the pipeline answers every refusal: a
- * tool error naming the field, nothing sent.
+ * names at any depth, nesting, size) is answered as the pipeline answers every refusal: a tool
+ * error naming the field, nothing sent.
  */
-function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logger): void {
-  const connect = server.connect.bind(server);
-  server.connect = async (transport: Transport) => {
-    await connect(transport);
-    const deliver = transport.onmessage && requestsStraightToDispatch(server.server, transport.onmessage);
-    transport.onmessage = (message, extra) => {
-      const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
-      const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];
-      if (params && problems.length) {
-        const tool = String(params.name);
-        const refusal = redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
-        logger.info({ tool, ms: 0, isError: true }, 'tool call');
-        void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
-        return;
-      }
-      deliver?.(message, extra);
-    };
+function rawArgumentsRefusal(redaction: Redaction, logger: Logger): ToolCallScreen {
+  return (name, args) => {
+    const problems = argumentProblems(args);
+    if (!problems.length) return undefined;
+    const tool = String(name);
+    logger.info({ tool, ms: 0, isError: true }, 'tool call');
+    return redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
   };
 }

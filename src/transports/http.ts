@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config.js';
-import { initializeChecksByMethod } from '../engine/sdk-costs.js';
+import { initializeChecksByMethod } from '../sdk/shortcuts.js';
 import { SERVER_VERSION } from '../meta.js';
 import type { Runtime } from '../runtime.js';
 import { isLoopbackHost } from '../access.js';
@@ -86,7 +86,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       `SVC_HTTP_HOST=${config.httpHost} is not a loopback address: set SVC_ALLOWED_HOSTS to the host name(s) clients use (for example mcp.example.com), or bind to 127.0.0.1 behind a reverse proxy`,
     );
   }
-  initializeChecksByMethod();
+  initializeChecksByMethod(config.sdkShortcuts);
   const ctx = createHttpContext(runtime);
   const oauthModule = config.auth === 'oauth' ? await import('../oauth/index.js') : undefined;
   const httpServer = http.createServer((req, res) => serveRequest(ctx, req, res));

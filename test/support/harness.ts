@@ -11,6 +11,7 @@ import { createRuntime } from '../../src/runtime.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT, TEST_STATE_DIR } from './paths.js';
+import { RUN_ENV } from './run-env.js';
 
 export interface Connection {
   client: Client;
@@ -42,7 +43,7 @@ export interface ConnectOptions {
  * the one `svc-mcp` serves over stdio. Every message is passed through JSON, as on a wire.
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env });
+  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...RUN_ENV, ...options.env });
   let stderr = '';
   const logger = createLogger(config.logLevel, 'json', {
     write: (line: string) => {
@@ -83,7 +84,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
     command: process.execPath,
     args: [...(await svcMcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, ...RUN_ENV, ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';
