@@ -110,7 +110,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_TOOLSETS',
     flag: '--toolsets',
     value: 'LIST',
-    help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools and call_tool to reach every other), or "all"; group names add to core.',
+    help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools, call_read_tool and call_write_tool to reach every other), or "all"; group names add to core. server_info is listed in every toolset.',
     default: 'all',
   },
   { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', default: 'false' },

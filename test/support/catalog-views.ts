@@ -1,5 +1,8 @@
 import { loadConfig, OPTIONS } from '../../src/config.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayListing } from '../../src/engine/gateway.js';
 import { toolListing } from '../../src/engine/listing.js';
+import { serverInfoListing } from '../../src/engine/server-info.js';
 import { catalog } from '../../tools/index.js';
 
 /** `tools/list` under the default configuration for a client without elicitation, sorted by name: what the snapshot records. */
@@ -7,9 +10,9 @@ export function defaultToolList() {
   return [...toolListing(catalog, loadConfig(['--sandbox'], {}), false)].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The manifest's tool list: every catalog tool with its description. */
+/** The manifest's tool list: what the server lists by default (every catalog tool, and server_info), each with its description. */
 export function manifestTools() {
-  return catalog.flatMap((group) => group.tools).map((tool) => ({ name: tool.name, description: tool.description }));
+  return toolListing(catalog, loadConfig(['--sandbox'], {}), false).map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
 /**
@@ -35,6 +38,10 @@ export function readmeToolTable(): string {
       const kind = tool.scope === 'read' ? 'read' : tool.destructive ? 'destructive write' : tool.openWorld ? 'write, outbound' : 'write';
       rows.push(`| ${group.name} | \`${tool.name}\` | ${kind} | ${tool.description.replaceAll('|', '\\|')} |`);
     }
+  }
+  const kindOf = (tool: Tool) => (tool.annotations?.readOnlyHint ? 'read' : 'write');
+  for (const [where, tool] of [['every toolset', serverInfoListing()], ...gatewayListing(catalog, false).map((entry) => ['core', entry] as const)] as const) {
+    rows.push(`| ${where} | \`${tool.name}\` | ${kindOf(tool)} | ${tool.description!.replaceAll('|', '\\|')} |`);
   }
   const resources = catalog.flatMap((group) => group.resources ?? []);
   const prompts = catalog.flatMap((group) => group.prompts ?? []);

@@ -61,7 +61,7 @@ describe('find_tools ranking', () => {
 
   it('names the tools that give the ids a match needs, among those the session reaches', () => {
     const found = (reachable: typeof tools) => {
-      const result = findTools({ query: 'put an article into another folder' }, catalog, reachable, (tool) => toolListEntry(tool, { confirm: 'writes' }, true));
+      const result = findTools({ query: 'put an article into another folder' }, catalog, reachable, (tool) => toolListEntry(tool, { confirm: 'writes' }, true), false);
       return { text: (result.content[0] as { text: string }).text, tools: result.structuredContent!.tools as Array<{ name: string; needs?: string[] }> };
     };
     const everything = found(tools);
