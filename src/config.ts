@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { KEY_SHAPE } from './access.js';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
@@ -496,9 +497,16 @@ function parseToolsets(name: string, text: string): Config['toolsets'] {
   return groups;
 }
 
+/**
+ * The key's shape, checked alike on every transport (HTTP checks a client's bearer key the same
+ * way): a placeholder such as the README's `svc_...` stops the start here, rather than reaching
+ * the API or the log censor, whose patterns are built from the key.
+ */
 function parseApiKey(name: string, text: string | undefined): string | undefined {
-  if (text !== undefined && !text.startsWith('svc_')) throw new ConfigError(`${name} must start with svc_ (the value was not printed)`);
-  return text;
+  if (text === undefined || KEY_SHAPE.test(text)) return text;
+  if (/^svc_\.+$/.test(text.trim()))
+    throw new ConfigError(`${name} is still the placeholder ${text.trim()}: put your workspace API key there (svc_ followed by 8-200 letters, digits, _ or -), or try the sandbox with --sandbox`);
+  throw new ConfigError(`${name} must be a workspace API key: svc_ followed by 8-200 letters, digits, _ or - (the value was not printed)`);
 }
 
 /** Without the sandbox, the tools need an API to call, and over stdio a key of the server's own (HTTP clients may bring theirs). */

@@ -9,7 +9,7 @@ import { connect, sandboxEnv } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
 const logger = createLogger('silent');
-const key = { SVC_API_KEY: 'svc_test' };
+const key = { SVC_API_KEY: 'svc_test0123' };
 const sandbox = useSandbox();
 
 function apiAt(baseUrl: string) {
