@@ -61,6 +61,8 @@ export interface Config {
   taskTtlMs: number;
   /** Where one node keeps what must survive a restart (spent tokens, OAuth state); Redis holds it instead when set. */
   stateDir: string;
+  /** Whether SVC_STATE_DIR was given: a throwaway --sandbox run uses it only then, never the user's default folder. */
+  stateDirGiven: boolean;
   /** `key`: clients bring a workspace key in the Authorization header; `oauth`: this server is also an OAuth 2.1 authorization server for its /mcp. */
   auth: AuthMode;
   /** The origin clients reach this server at (OAuth issuer and resource); with --sandbox, defaults to the loopback address it listens on. */
@@ -418,8 +420,20 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const given = givenOptions(collectRaw(argv, env));
   const config = parseOptions(given, env);
   checkAuth(config, given.from);
+  checkSandboxOptions(config, given);
   checkUpstream(config);
   return config;
+}
+
+/** The sandbox's own settings do nothing without it: naming what to add beats "SVC_BASE_URL is required". */
+function checkSandboxOptions(config: Config, { text, from }: GivenOptions): void {
+  if (config.sandbox) return;
+  const given = ['SVC_SANDBOX_CONVERSATIONS', 'SVC_SANDBOX_RATE_LIMIT'].find((name) => text(name) !== undefined);
+  if (given) {
+    throw new ConfigError(
+      `${from(given)} shapes the embedded sandbox, which is off: add --sandbox (SVC_SANDBOX=true) to serve the tools against it, or run "svc-mcp sandbox ${OPTIONS.find((option) => option.env === given)!.flag} ..." for the sandbox API alone`,
+    );
+  }
 }
 
 function givenOptions(raw: Map<string, RawValue>): GivenOptions {
@@ -473,6 +487,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     taskTtlMs: integer('SVC_TASK_TTL_MS', 1000, 3_600_000),
     providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
     stateDir: path.resolve(text('SVC_STATE_DIR') ?? defaultStateDir(env)),
+    stateDirGiven: text('SVC_STATE_DIR') !== undefined,
     auth: parseChoice(from('SVC_AUTH'), setting('SVC_AUTH'), ['key', 'oauth']),
     publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), publicUrl),
     authSecret: text('SVC_AUTH_SECRET'),

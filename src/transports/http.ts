@@ -5,6 +5,7 @@ import { initializeChecksByMethod } from '../sdk/shortcuts.js';
 import { SERVER_VERSION } from '../meta.js';
 import type { Runtime } from '../runtime.js';
 import { isLoopbackHost } from '../access.js';
+import { explainListenError } from '../listen.js';
 import { KEY_HELP } from './credentials.js';
 import { routeHostRefusal, type HostCheck } from './http-check.js';
 import { createHttpContext, useOAuth, type HttpContext } from './http-context.js';
@@ -108,10 +109,10 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   };
 }
 
-/** Resolves with the port the listener got (the one asked for, or any free one for 0). */
+/** Resolves with the port the listener got (the one asked for, or any free one for 0); a port taken names --http-port. */
 async function listen(httpServer: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
+    httpServer.once('error', (error) => reject(explainListenError(error, { port, host, portFlag: '--http-port (SVC_HTTP_PORT)', hostFlag: '--http-host (SVC_HTTP_HOST)' })));
     httpServer.listen(port, host, () => {
       httpServer.off('error', reject);
       resolve();
