@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KEY_SHAPE } from './access.js';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
@@ -242,7 +244,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_AUTH',
     flag: '--auth',
     value: 'key|oauth',
-    help: 'key: HTTP clients send a workspace key as Authorization: Bearer svc_...; oauth: this server is also the OAuth 2.1 authorization server for its /mcp, so hosted connectors (Claude, ChatGPT) sign in by typing the workspace key on its page (needs --transport http, SVC_PUBLIC_URL and SVC_AUTH_SECRET; bearer keys still work, and SVC_API_KEY no longer serves clients that bring nothing). Hosting guide: src/oauth/HOSTING.md.',
+    help: 'key: HTTP clients send a workspace key as Authorization: Bearer svc_...; oauth: this server is also the OAuth 2.1 authorization server for its /mcp, so hosted connectors (Claude, ChatGPT) sign in by typing the workspace key on its page (needs --transport http, SVC_PUBLIC_URL and SVC_AUTH_SECRET; bearer keys still work, and SVC_API_KEY no longer serves clients that bring nothing). Hosting guide: src/oauth/HOSTING.md, shipped with the package (the end of --help says where).',
     default: 'key',
   },
   {
@@ -595,5 +597,12 @@ export function helpText(): string {
     lines.push(`${left.padEnd(30)} ${option.env}`);
     lines.push(`${''.padEnd(32)}${option.help} Default: ${option.default ?? option.defaultText}.`);
   }
+  const guides = GUIDES.map((guide) => path.join(PACKAGE_ROOT, guide)).filter((file) => existsSync(file));
+  if (guides.length) lines.push('', 'Guides (in this installation):', ...guides.map((file) => `  ${file}`));
   return lines.join('\n');
 }
+
+/** The pages the README links, shipped with the package (its `files`). */
+const GUIDES = ['README.md', 'src/CONFIGURATION.md', 'tools/README.md', 'src/oauth/HOSTING.md', 'src/sandbox/CHOICES.md'];
+/** The package's root: one level above this module, whether it runs as the bundle (dist/) or from the sources (src/). */
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));

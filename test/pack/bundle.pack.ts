@@ -46,7 +46,8 @@ describe('MCP Bundle', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
+      // Every catalog tool, and server_info, which every toolset lists.
+      const expected = [...catalog.flatMap((group) => group.tools.map((tool) => tool.name)), 'server_info'].sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
       const { contents } = await client.readResource({ uri: 'ui://svc-mcp/stats' });
       expect(contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app', text: expect.stringContaining('<html') });

@@ -137,8 +137,23 @@ describe('derived files', () => {
   it('the README stays short and every file it links exists', () => {
     const readme = readFileSync(README_PATH, 'utf8');
     expect(readme.split('\n').length).toBeLessThan(350);
-    const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+    const links = readmeLinks();
     expect(links).toEqual(expect.arrayContaining(['src/sandbox/CHOICES.md', 'tools/README.md', 'src/CONFIGURATION.md']));
     for (const link of links) expect(existsSync(path.join(ROOT, link)), link).toBe(true);
   });
+  it('every file the README links ships in the npm package, so an installed README links nothing missing (test:pack checks the packed list)', () => {
+    const { files } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+    const links = readmeLinks();
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links)
+      expect(
+        files.some((entry) => entry === link || link.startsWith(`${entry}/`)),
+        `${link} is not in package.json files`,
+      ).toBe(true);
+  });
 });
+
+/** The files the README links or shows, by their paths in the repository. */
+function readmeLinks(): string[] {
+  return [...readFileSync(README_PATH, 'utf8').matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+}

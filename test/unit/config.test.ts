@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig, OPTIONS, parseRateLimit, requestedTransport } from '../../src/config.js';
 
@@ -47,6 +49,14 @@ describe('configuration', () => {
       expect(help).toContain(option.flag);
       expect(help).toContain(option.env);
     }
+  });
+  it('ends --help with the guides of this installation, each a file that exists, the hosting guide among them', () => {
+    const guides = helpText()
+      .split('Guides (in this installation):\n')[1]
+      .split('\n')
+      .map((line) => line.trim());
+    expect(guides.some((guide) => guide.endsWith(path.join('src', 'oauth', 'HOSTING.md')))).toBe(true);
+    for (const guide of guides) expect(existsSync(guide), guide).toBe(true);
   });
 });
 
