@@ -29,7 +29,9 @@ type Step = (next: Deliver) => Deliver;
  *
  * 0. The transport reads it: stdio's `BoundedStdioTransport` checks each line with
  *    `jsonRpcMessageOf`; over HTTP, http-mcp.ts reads the body and the SDK's transport parses it.
- *    A check that must see the raw message, before any schema copies it, runs there.
+ *    A check that must see the raw message before any schema copies it (the copy turns an own
+ *    `__proto__` key into a prototype) runs there, on stdio before `jsonRpcMessageOf` and over
+ *    HTTP on the body; a check of the parsed message is one more step below, before `screen`.
  * 1. `observe`: the observers see it first (telemetry opens a span and runs the rest inside it).
  * 2. `screen`: a tools/call the engine refuses on its raw arguments is answered here, as a tool error.
  * 3. `dispatch`: a request goes straight to the SDK's dispatch, anything else to the SDK's own
