@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KEY_SHAPE } from './access.js';
+import { SERVER_NAME } from './meta.js';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
@@ -597,12 +598,21 @@ export function helpText(): string {
     lines.push(`${left.padEnd(30)} ${option.env}`);
     lines.push(`${''.padEnd(32)}${option.help} Default: ${option.default ?? option.defaultText}.`);
   }
-  const guides = GUIDES.map((guide) => path.join(PACKAGE_ROOT, guide)).filter((file) => existsSync(file));
+  const root = packageRoot();
+  const guides = root ? GUIDES.map((guide) => path.join(root, guide)).filter((file) => existsSync(file)) : [];
   if (guides.length) lines.push('', 'Guides (in this installation):', ...guides.map((file) => `  ${file}`));
   return lines.join('\n');
 }
 
 /** The pages the README links, shipped with the package (its `files`). */
 const GUIDES = ['README.md', 'src/CONFIGURATION.md', 'tools/README.md', 'src/oauth/HOSTING.md', 'src/sandbox/CHOICES.md'];
-/** The package's root: one level above this module, whether it runs as the bundle (dist/) or from the sources (src/). */
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The folder of svc-mcp's own package.json above this module: the sources' (src/), the bundle's (dist/ or a chunk below it), an installation's. */
+function packageRoot(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth++, dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === SERVER_NAME) return dir;
+  }
+  return undefined;
+}
