@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, OPTIONS, parseRateLimit, requestedTransport } from '../../src/config.js';
+import { ConfigError, loadConfig, OPTIONS, parseRateLimit, requestedTransport } from '../../src/config.js';
+import { helpText } from '../../src/help.js';
 
 const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test0123' };
 

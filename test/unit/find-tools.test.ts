@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findTools, rankTools } from '../../src/engine/gateway.js';
+import { findTools } from '../../src/engine/gateway.js';
+import { rankTools } from '../../src/engine/ranking.js';
 import { toolListEntry } from '../../src/engine/listing.js';
 import { catalog } from '../../tools/index.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { helpText, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { helpText } from '../../src/help.js';
 
 const base = { SVC_BASE_URL: 'https://api.example.com', SVC_API_KEY: 'svc_test0123' };
 
