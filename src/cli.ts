@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError, helpText, loadConfig, requestedTransport } from './config.js';
+import { ConfigError, loadConfig, requestedTransport } from './config.js';
+import { helpText } from './help.js';
 import { createLogger } from './log.js';
 import { createRuntime } from './runtime.js';
 import { SERVER_VERSION } from './meta.js';

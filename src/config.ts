@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { KEY_SHAPE } from './access.js';
 
 export type ConfirmMode = 'writes' | 'destructive' | 'none';
 export type Transport = 'stdio' | 'http';
@@ -63,6 +64,8 @@ export interface Config {
   taskTtlMs: number;
   /** Where one node keeps what must survive a restart (spent tokens, OAuth state); Redis holds it instead when set. */
   stateDir: string;
+  /** Whether SVC_STATE_DIR was given: a throwaway --sandbox run uses it only then, never the user's default folder. */
+  stateDirGiven: boolean;
   /** `key`: clients bring a workspace key in the Authorization header; `oauth`: this server is also an OAuth 2.1 authorization server for its /mcp. */
   auth: AuthMode;
   /** The origin clients reach this server at (OAuth issuer and resource); with --sandbox, defaults to the loopback address it listens on. */
@@ -85,6 +88,8 @@ export interface Config {
   mirrorMaxAgeMs: number;
   /** The longest one query_workspace statement may run (at most 30 s). */
   mirrorQueryTimeoutMs: number;
+  /** Whether the shortcuts around the MCP SDK's internals (src/sdk/) are taken; off, the SDK does all its own work. */
+  sdkShortcuts: boolean;
 }
 
 export class ConfigError extends Error {
@@ -123,7 +128,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_TOOLSETS',
     flag: '--toolsets',
     value: 'LIST',
-    help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools and call_tool to reach every other), or "all"; group names add to core.',
+    help: 'Comma list of tool groups to expose, "core" (the most used tools, plus find_tools, call_read_tool and call_write_tool to reach every other), or "all"; group names add to core. server_info is listed in every toolset.',
     default: 'all',
   },
   { env: 'SVC_READ_ONLY', flag: '--read-only', help: 'Register read tools only; write tools are neither listed nor callable.', default: 'false' },
@@ -252,7 +257,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_AUTH',
     flag: '--auth',
     value: 'key|oauth',
-    help: 'key: HTTP clients send a workspace key as Authorization: Bearer svc_...; oauth: this server is also the OAuth 2.1 authorization server for its /mcp, so hosted connectors (Claude, ChatGPT) sign in by typing the workspace key on its page (needs --transport http, SVC_PUBLIC_URL and SVC_AUTH_SECRET; bearer keys still work, and SVC_API_KEY no longer serves clients that bring nothing). Hosting guide: src/oauth/HOSTING.md.',
+    help: 'key: HTTP clients send a workspace key as Authorization: Bearer svc_...; oauth: this server is also the OAuth 2.1 authorization server for its /mcp, so hosted connectors (Claude, ChatGPT) sign in by typing the workspace key on its page (needs --transport http, SVC_PUBLIC_URL and SVC_AUTH_SECRET; bearer keys still work, and SVC_API_KEY no longer serves clients that bring nothing). Hosting guide: src/oauth/HOSTING.md, shipped with the package (the end of --help says where).',
     default: 'key',
   },
   {
@@ -325,6 +330,13 @@ export const OPTIONS: Option[] = [
     value: 'MS',
     help: 'The longest one query_workspace statement may run before it is interrupted (100 to 30000).',
     default: '30000',
+  },
+  {
+    env: 'SVC_SDK_SHORTCUTS',
+    flag: '--sdk-shortcuts',
+    value: 'on|off',
+    help: "on: skip work the MCP SDK repeats on every message (schema parses, a result check) where this server's own checks make it redundant, each shortcut tested against the SDK's behaviour (src/sdk/); off: the SDK's own way throughout, for a diagnosis or an SDK version the tests have not met.",
+    default: 'on',
   },
 ];
 
@@ -472,6 +484,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const config = parseOptions(given, env);
   checkAuth(config, given.from);
   checkMirror(config, given.from);
+  checkSandboxOptions(config, given);
   checkUpstream(config);
   return config;
 }
@@ -484,6 +497,17 @@ function checkMirror(config: Config, from: (name: string) => string): void {
   if (config.mirror === 'disk' && config.mirrorSecret === undefined) {
     throw new ConfigError(
       `${from('SVC_MIRROR')}=disk needs SVC_MIRROR_SECRET (at least 32 characters): the mirror's files hold conversations and are encrypted under it. Use --mirror memory to keep the mirror in memory only.`,
+    );
+  }
+}
+
+/** The sandbox's own settings do nothing without it: naming what to add beats "SVC_BASE_URL is required". */
+function checkSandboxOptions(config: Config, { text, from }: GivenOptions): void {
+  if (config.sandbox) return;
+  const given = ['SVC_SANDBOX_CONVERSATIONS', 'SVC_SANDBOX_RATE_LIMIT'].find((name) => text(name) !== undefined);
+  if (given) {
+    throw new ConfigError(
+      `${from(given)} shapes the embedded sandbox, which is off: add --sandbox (SVC_SANDBOX=true) to serve the tools against it, or run "svc-mcp sandbox ${OPTIONS.find((option) => option.env === given)!.flag} ..." for the sandbox API alone`,
     );
   }
 }
@@ -539,6 +563,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     taskTtlMs: integer('SVC_TASK_TTL_MS', 1000, 3_600_000),
     providerNames: parseProviderNames(text('SVC_PROVIDER_NAMES') ?? ''),
     stateDir: path.resolve(text('SVC_STATE_DIR') ?? defaultStateDir(env)),
+    stateDirGiven: text('SVC_STATE_DIR') !== undefined,
     auth: parseChoice(from('SVC_AUTH'), setting('SVC_AUTH'), ['key', 'oauth']),
     publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(from('SVC_PUBLIC_URL'), publicUrl),
     authSecret: text('SVC_AUTH_SECRET'),
@@ -553,6 +578,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     mirrorMaxAgeMs: integer('SVC_MIRROR_MAX_AGE_MS', 0, 86_400_000),
     mirrorQueryTimeoutMs: integer('SVC_MIRROR_QUERY_TIMEOUT_MS', 100, 30_000),
     logLevel: parseChoice(from('SVC_LOG_LEVEL'), setting('SVC_LOG_LEVEL'), LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`),
+    sdkShortcuts: parseChoice(from('SVC_SDK_SHORTCUTS'), setting('SVC_SDK_SHORTCUTS'), ['on', 'off']) === 'on',
   };
 }
 
@@ -569,9 +595,16 @@ function parseToolsets(name: string, text: string): Config['toolsets'] {
   return groups;
 }
 
+/**
+ * The key's shape, checked alike on every transport (HTTP checks a client's bearer key the same
+ * way): a placeholder such as the README's `svc_...` stops the start here, rather than reaching
+ * the API or the log censor, whose patterns are built from the key.
+ */
 function parseApiKey(name: string, text: string | undefined): string | undefined {
-  if (text !== undefined && !text.startsWith('svc_')) throw new ConfigError(`${name} must start with svc_ (the value was not printed)`);
-  return text;
+  if (text === undefined || KEY_SHAPE.test(text)) return text;
+  if (/^svc_\.+$/.test(text.trim()))
+    throw new ConfigError(`${name} is still the placeholder ${text.trim()}: put your workspace API key there (svc_ followed by 8-200 letters, digits, _ or -), or try the sandbox with --sandbox`);
+  throw new ConfigError(`${name} must be a workspace API key: svc_ followed by 8-200 letters, digits, _ or - (the value was not printed)`);
 }
 
 /** Without the sandbox, the tools need an API to call, and over stdio a key of the server's own (HTTP clients may bring theirs). */
@@ -625,25 +658,4 @@ function checkAuth(config: Config, from: (name: string) => string): void {
   } else if (config.authSecret.length < 32) {
     throw new ConfigError(`${from('SVC_AUTH_SECRET')} must be at least 32 characters (the value was not printed)`);
   }
-}
-
-export function helpText(): string {
-  const lines = [
-    'svc-mcp: MCP server for the Support-Agent Workspace API',
-    '',
-    'Usage:',
-    '  svc-mcp [options]          serve the tools (stdio by default)',
-    '  svc-mcp --sandbox          serve the tools against the embedded simulated workspace',
-    '  svc-mcp sandbox [--port N] [--host H] [--sandbox-conversations N] [--sandbox-rate-limit N/Ts|off]',
-    '                             run the simulated workspace API alone and print its URL and keys',
-    '  svc-mcp --help | --version',
-    '',
-    'Options (each also read from the environment variable shown; a flag wins):',
-  ];
-  for (const option of OPTIONS) {
-    const left = `  ${option.flag}${option.value ? ` ${option.value}` : ''}`;
-    lines.push(`${left.padEnd(30)} ${option.env}`);
-    lines.push(`${''.padEnd(32)}${option.help} Default: ${option.default ?? option.defaultText}.`);
-  }
-  return lines.join('\n');
 }

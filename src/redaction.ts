@@ -90,7 +90,7 @@ function buildKeyRedaction(apiKey: string): Redaction {
   const window = body.slice(0, LEADING_CHARS);
   const windowBytes = Buffer.from(window).length;
   const escapes = leading(chars(head).map(escapedChar), chars(body).map(escapedChar), '', window.length);
-  const split = leading(chars(head).map(anyCase), chars(body).map(anyCase), SPLIT, window.length);
+  const split = leading(chars(head).map(literalAnyCase), chars(body).map(literalAnyCase), SPLIT, window.length);
   const hex = leading(hexUnits(head), hexUnits(body), '', 2 * windowBytes);
   const base64 = [0, 1, 2].map((skip) => leading([], base64Units(body, skip), '', 4 * Math.ceil(windowBytes / 3)));
   // Base64 of the whole key: its alignments differ from the body's, and it masks the prefix too.
@@ -178,6 +178,11 @@ function percentEncoded(char: string): string {
 
 function anyCase(text: string): string {
   return text.replace(/[a-z]/gi, (char) => `[${char.toLowerCase()}${char.toUpperCase()}]`);
+}
+
+/** A character of the key as itself in any case: a `.` in it is a dot, never any character (it masked `SVC_BAS` of `SVC_BASE_URL` for the key `svc_...`). */
+function literalAnyCase(char: string): string {
+  return anyCase(escapeRegExp(char));
 }
 
 function escapeRegExp(text: string): string {

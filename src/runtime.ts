@@ -93,11 +93,13 @@ interface SharedState {
  * One node's state. It must survive a restart when a token may outlive the process: a given
  * SVC_CONFIRM_SECRET signs tokens the next start still accepts, a given SVC_AUTH_SECRET seals grants
  * the next start can still open. Then it lives under SVC_STATE_DIR, and a folder that cannot be used
- * stops the start with the reason; a sandbox's throwaway secrets keep theirs in memory.
+ * stops the start with the reason. A --sandbox run is thrown away with its simulated workspace,
+ * whatever secrets it was given: it keeps its state in memory unless SVC_STATE_DIR names a folder.
  */
 async function localState(config: Config): Promise<SharedState> {
   const taskStore = new InMemoryTaskStore();
-  const state = config.confirmSecretGiven || (config.auth === 'oauth' && config.authSecretGiven) ? await openStateDir(config.stateDir) : new MemoryStateStore();
+  const outlivesProcess = config.confirmSecretGiven || (config.auth === 'oauth' && config.authSecretGiven);
+  const state = outlivesProcess && (!config.sandbox || config.stateDirGiven) ? await openStateDir(config.stateDir) : new MemoryStateStore();
   return {
     state,
     taskStore,

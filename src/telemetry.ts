@@ -12,10 +12,9 @@
  * - A CLIENT span per upstream HTTP attempt, child of the request's span, with `traceparent` sent on.
  * - The `mcp.server.operation.duration` histogram (seconds, the conventions' buckets).
  *
- * The hooks sit at the edges (each MCP transport, the HTTP core), so the engine knows nothing of it.
+ * The hooks sit at the edges (the way of each MCP message, the HTTP core), so the engine knows nothing of it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Attributes, Context, Histogram, Span, Tracer } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
@@ -23,6 +22,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from './config.js';
 import type { Logger } from './log.js';
 import { SERVER_NAME, SERVER_VERSION } from './meta.js';
+import type { MessageObserver } from './sdk/incoming.js';
 
 export type NetworkTransport = 'pipe' | 'tcp';
 
@@ -139,45 +139,41 @@ interface Pending {
 }
 
 /**
- * Observes one MCP transport: call it right after `server.connect(transport)`. Requests are seen as
- * they arrive and closed when their response leaves, so each duration is the server's whole share.
+ * What telemetry observes of one MCP connection (src/sdk/incoming.ts puts it first on the way in):
+ * requests are seen as they arrive and closed when their response leaves, so each duration is the
+ * server's whole share. None when telemetry is off. `sessionId` reads the connection's session.
  */
-export function instrumentTransport(transport: Transport, network: NetworkTransport): void {
+export function telemetryObservers(network: NetworkTransport, sessionId: () => string | undefined): MessageObserver[] {
   const current = instruments;
-  if (!current) return;
+  if (!current) return [];
   const pending = new Map<string | number, Pending>();
   let protocolVersion: string | undefined;
-
-  const receive = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if (!receive) return;
-    if (!('method' in message) || !('id' in message)) return receive(message, extra);
-    const params = (message.params ?? {}) as Record<string, unknown>;
-    const attributes = requestAttributes(message.method, params, network, protocolVersion, transport.sessionId);
-    const parent = remoteParent(current.api, params._meta);
-    const target = attributes['gen_ai.tool.name'] ?? attributes['gen_ai.prompt.name'];
-    const span = current.tracer?.startSpan(
-      target ? `${message.method} ${target}` : message.method,
-      { kind: current.api.SpanKind.SERVER, attributes: { ...attributes, 'jsonrpc.request.id': String(message.id) } },
-      parent,
-    );
-    pending.set(message.id, { span, started: performance.now(), attributes });
-    const context = span ? current.api.trace.setSpan(parent, span) : parent;
-    return requestContext.run(context, () => receive(message, extra));
-  };
-
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if ('id' in message && (typeof message.id === 'string' || typeof message.id === 'number') && ('result' in message || 'error' in message)) {
+  const observer: MessageObserver = {
+    received(message, deliver) {
+      if (!('method' in message) || !('id' in message)) return deliver();
+      const params = (message.params ?? {}) as Record<string, unknown>;
+      const attributes = requestAttributes(message.method, params, network, protocolVersion, sessionId());
+      const parent = remoteParent(current.api, params._meta);
+      const target = attributes['gen_ai.tool.name'] ?? attributes['gen_ai.prompt.name'];
+      const span = current.tracer?.startSpan(
+        target ? `${message.method} ${target}` : message.method,
+        { kind: current.api.SpanKind.SERVER, attributes: { ...attributes, 'jsonrpc.request.id': String(message.id) } },
+        parent,
+      );
+      pending.set(message.id, { span, started: performance.now(), attributes });
+      const context = span ? current.api.trace.setSpan(parent, span) : parent;
+      requestContext.run(context, deliver);
+    },
+    sent(message) {
+      if (!('id' in message) || (typeof message.id !== 'string' && typeof message.id !== 'number') || !('result' in message || 'error' in message)) return;
       const request = pending.get(message.id);
-      if (request) {
-        pending.delete(message.id);
-        if ('result' in message && typeof message.result.protocolVersion === 'string') protocolVersion = message.result.protocolVersion;
-        finish(current, request, message);
-      }
-    }
-    return send(message, options);
+      if (!request) return;
+      pending.delete(message.id);
+      if ('result' in message && typeof message.result.protocolVersion === 'string') protocolVersion = message.result.protocolVersion;
+      finish(current, request, message);
+    },
   };
+  return [observer];
 }
 
 function requestAttributes(method: string, params: Record<string, unknown>, network: NetworkTransport, protocolVersion: string | undefined, sessionId: string | undefined): Attributes {

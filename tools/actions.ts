@@ -74,7 +74,9 @@ const stepUrl = z
   })
   .describe("${field}: an input; ${stepId.key}: an earlier step's value");
 
-const maskedValue = z.object({ hide: z.boolean(), value: z.unknown() }).strict();
+/** A header's value, plain or inside the masked form. */
+const plainValue = z.union([z.string(), z.number(), z.boolean()]);
+const maskedValue = z.object({ hide: z.boolean(), value: plainValue }).strict();
 const headerValue = z.union([z.string(), z.number(), z.boolean(), maskedValue]);
 const stepFields = {
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
@@ -144,7 +146,7 @@ const createAction = defineTool({
   title: 'Create an action or attribute',
   words: 'new add set up tool integration lookup make attribute function',
   scope: 'write',
-  description: `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation). Then update_action, add_data_step, assign_action_to_agents, test_action. ${PASS_THROUGH}`,
+  description: `Creates an action (alwaysGet false, run by a rule) or attribute (alwaysGet true, fetched each conversation); its id is what update_action, add_data_step, assign_action_to_agents and test_action take. ${PASS_THROUGH}`,
   // The spec's setup names name and alwaysGet in this body without calling either required.
   input: z
     .object({

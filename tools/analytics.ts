@@ -130,9 +130,10 @@ const queryTool = defineTool({
   title: 'Query the workspace mirror with SQL',
   words: 'sql select group aggregate join count sum average analytics report custom ad hoc duckdb table rows which how many triage',
   scope: 'read',
+  core: true,
   needsMirror: true,
   description:
-    'Runs one read-only SQL SELECT (DuckDB) over the local mirror of the workspace: conversations, events, articles used, agents, articles and their versions, folders, actions. For questions no other tool answers, in one call.',
+    'One read-only SQL SELECT (DuckDB) over the local mirror of the workspace: conversations, events, articles used, agents, articles and their versions, folders, actions. For questions no other tool answers, in one call.',
   input: z.object({
     sql: z.string().min(1, 'must not be empty').max(20_000, 'must be at most 20,000 characters').describe(`Tables (svc://mirror/schema): ${compactSchema()}`),
     maxRows: z.number().int('must be a whole number').min(1, 'must be from 1 to 1000').max(1000, 'must be from 1 to 1000').optional().describe(`default ${DEFAULT_ROWS}`),

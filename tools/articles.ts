@@ -109,7 +109,7 @@ const updateArticle = defineTool({
   words: 'edit change fix typo modify directly immediately deactivate disable correct rename adjust kb entry page faq doc help',
   scope: 'write',
   idempotent: true,
-  description: `Edits an article in place, live at once; to review a change first use create_article_draft. Id from list_articles. ${PASS_THROUGH}`,
+  description: `Edits an article in place, live at once (create_article_draft makes a draft to review instead). Id from list_articles. ${PASS_THROUGH}`,
   input: z.object({ articleId: idInput(), ...content }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-articles/{articleId}/public', body: 'rest', payloadNotShown: [] },
   keepMirror: articleAnswered,
@@ -234,8 +234,7 @@ const compareArticleDraft = defineTool({
   words: 'diff difference changes stale outdated before publish versus against kb entry page faq doc help review pending',
   scope: 'read',
   core: true,
-  description:
-    'What publishing drafts would change, one verdict each (new, identical, changes, stale): changed sentences, fields, questions/keywords. Check before publish_article_draft. Ids: list_articles type draft, pending true.',
+  description: 'What publishing drafts would change, one verdict each (new, identical, changes, stale): changed sentences, fields, questions/keywords. Ids: list_articles type draft, pending true.',
   input: z
     .object({
       draftArticleId: idInput().optional(),

@@ -387,7 +387,7 @@ const deleteConversation = defineTool({
   scope: 'write',
   destructive: true,
   idempotent: true,
-  description: 'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success: check ids with list_conversations.',
+  description: 'Permanently deletes a conversation and its messages, e.g. on an erasure request. Unknown ids also report success (list_conversations shows which exist).',
   input: z.object({ interactionId: idInput() }),
   route: { method: 'DELETE', path: '/v2/hc-interactions/{interactionId}/public' },
   keepMirror: conversationDeleted,

@@ -15,7 +15,8 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 - Times accept epoch milliseconds, ISO 8601, or relative ages such as 7d, 24h, 30m.
 
 ## Finding tools
-- With SVC_TOOLSETS=core only the most used tools are listed. find_tools {query, group?} searches the whole catalog in plain words and shows each match with its input schema; call_tool {name, arguments} runs it with the same validation, confirmation, read-only mode and limits as a listed tool.
+- With SVC_TOOLSETS=core only the most used tools are listed. find_tools {query, group?} searches the whole catalog in plain words and shows each match with its scope and input schema; call_read_tool {name, arguments} runs a read tool and call_write_tool {name, arguments} one that changes data, with the same validation, confirmation, read-only mode and limits as a listed tool (call_tool, their former single name, still runs either).
+- server_info tells which version answers and how the session is set up (toolsets, tools listed, confirmation, read-only, protocol version), with a hash of the catalog.
 
 ## Inputs
 - A description ending "Extra fields pass through." belongs to a tool whose payload the API does not document: the fields shown are the usual ones, and any other JSON field is sent unchanged (except __proto__, constructor and prototype). Every other tool refuses unknown fields by name.

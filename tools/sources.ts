@@ -170,7 +170,7 @@ const listProviderResources = defineTool({
   words: 'notes wiki helpcenter integration connected available new discover browse overview existing current document page file import drive',
   gives: ['resources'],
   scope: 'read',
-  description: 'Step 1 of a provider import: finds new documents of connected notes, helpcenter and wiki providers (drive sources are ingested by id). Then register_provider_resources.',
+  description: 'Finds new documents of connected notes, helpcenter and wiki providers, to import with register_provider_resources (drive sources are ingested by id).',
   input: z.object({ provider: discoveryKind }),
   route: { method: 'GET', path: '/v2/documents/public/resources/{provider}', providerFields: ['provider'] },
   transform: (resources, input) => ({ provider: input.provider, resources }),
@@ -194,7 +194,7 @@ const registerProviderResources = defineTool({
   words: 'add record discovered found selected pages documents save file import notes wiki helpcenter integration connected drive',
   scope: 'write',
   idempotent: true,
-  description: 'Step 2 of a provider import: records documents from list_provider_resources as sources. Then ingest_sources with the returned ids, source = the provider.',
+  description: 'Records documents from list_provider_resources as sources; ingest_sources takes the ids it returns, with source = the provider.',
   input: z.object({
     provider: providerKind,
     resources: z.array(resource),

@@ -132,6 +132,11 @@ export interface ListShape {
  */
 export interface ToolDefinition<Input extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
+  /**
+   * Names the tool had before a rename: still answered, never listed. Names are contract (design
+   * §17): users' allowlists, skills and scripts hold them.
+   */
+  formerNames?: readonly string[];
   title: string;
   scope: Scope;
   /** Deletes data (destructiveHint). */

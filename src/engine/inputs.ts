@@ -50,12 +50,19 @@ export const EARLIEST_TIME_MS = 0;
 export const LATEST_TIME_AHEAD_MS = 366 * DAY_MS;
 
 /**
- * A time input: shows as number-or-string in the schema and arrives in handlers as epoch ms,
- * always from 1970-01-01 to one year after now, so no later stage plans over an absurd span.
+ * Inputs that take a number or text but are listed as text alone: strict clients want one JSON type
+ * per field (src/engine/schema.ts lists them so), and a number still validates.
+ */
+export const LISTED_AS_TEXT = new WeakSet<z.ZodTypeDef>();
+
+/**
+ * A time input: listed as text, taken as epoch ms too, and arriving in handlers as epoch ms, always
+ * from 1970-01-01 to one year after now, so no later stage plans over an absurd span.
  */
 export function timeInput(description: string) {
-  return z
-    .union([z.number(), z.string()])
+  const epochOrText = z.union([z.number(), z.string()]);
+  LISTED_AS_TEXT.add(epochOrText._def);
+  return epochOrText
     .transform((value, context) => {
       const parsed = parseTime(value);
       if (parsed === undefined) {

@@ -1,14 +1,16 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { needsConfirmation } from './confirm.js';
+import { needsConfirmation, sessionElicits } from './confirm.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import { LISTED_ENGINE_OPTIONS } from './engine-options.js';
 import { gatewayListing } from './gateway.js';
+import { catalogHash, serverInfoListing, type ServerInfo } from './server-info.js';
+import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
 import { toolSchemas } from './schema.js';
-import type { Session } from './types.js';
+import type { Extra, Session } from './types.js';
 import { viewUri } from '../views/index.js';
 
-/** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
+/** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_read_tool`, `call_write_tool`) to the rest. */
 export const CORE_TOOLSET = 'core';
 
 type Surface = Pick<Config, 'toolsets' | 'readOnly' | 'mirror'>;
@@ -26,12 +28,17 @@ export function selectTools(catalog: ToolGroup[], config: Surface): CatalogTool[
 }
 
 /**
- * Tools a call may name: the listed ones, and under `core` every catalog tool, since `find_tools`
- * and `call_tool` reach the whole catalog and a view calls its tools directly.
+ * Tools a call may name: the listed ones, and under `core` every catalog tool, since the gateway
+ * reaches the whole catalog and a view calls its tools directly.
  */
 export function reachableTools(catalog: ToolGroup[], config: Surface): CatalogTool[] {
   if (!hasGateway(config)) return selectTools(catalog, config);
   return catalog.flatMap((group) => group.tools).filter((tool) => allowedInMode(tool, config));
+}
+
+/** A tool's name and the names it had before a rename, which still call it. */
+function namesOf(tool: ToolDefinition): string[] {
+  return [tool.name, ...(tool.formerNames ?? [])];
 }
 
 function allowedInMode(tool: ToolDefinition, config: Pick<Config, 'readOnly' | 'mirror'>): boolean {
@@ -45,11 +52,11 @@ export function unknownToolsets(catalog: ToolGroup[], config: Pick<Config, 'tool
   return config.toolsets.filter((name) => !known.has(name));
 }
 
-/** Why a tool name cannot be called in this configuration; the same words whether it was named directly or through `call_tool`. */
+/** Why a tool name cannot be called in this configuration; the same words whether it was named directly or through a gateway runner. */
 export function unreachableReason(catalog: ToolGroup[], config: Surface, name: string): string {
-  const group = catalog.find((candidate) => candidate.tools.some((tool) => tool.name === name));
+  const group = catalog.find((candidate) => candidate.tools.some((tool) => namesOf(tool).includes(name)));
   if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
-  const tool = group.tools.find((candidate) => candidate.name === name);
+  const tool = group.tools.find((candidate) => namesOf(candidate).includes(name));
   if (config.readOnly && tool?.scope === 'write') {
     return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
   }
@@ -82,10 +89,17 @@ export function toolListing(catalog: ToolGroup[], config: Surface & Pick<Config,
   let listing = bySession.get(key);
   if (!listing) {
     listing = selectTools(catalog, config).map((tool) => toolListEntry(tool, config, elicits, showsViews));
-    if (hasGateway(config)) listing.push(...gatewayListing(catalog));
+    if (hasGateway(config)) listing.push(...gatewayListing(catalog, config.readOnly));
+    listing.push(serverInfoListing());
     bySession.set(key, listing);
   }
   return listing;
+}
+
+/** Every tool a client may be offered in any configuration, each as a client that shows everything sees it (server_info's catalog hash). */
+export function everyToolEntry(catalog: ToolGroup[]): Tool[] {
+  const tools = catalog.flatMap((group) => group.tools).map((tool) => toolListEntry(tool, { confirm: 'none' }, true, true));
+  return [...tools, ...gatewayListing(catalog, false), serverInfoListing()];
 }
 
 const entries = new WeakMap<ToolDefinition, Map<string, Tool>>();
@@ -154,7 +168,10 @@ export function serverInstructions(catalog: ToolGroup[], config: Surface & Pick<
   const groups = catalog.filter((group) => reachable.has(group.name)).map((group) => `- ${group.name}: ${group.description}`);
   const guides = catalog.flatMap((group) => group.resources ?? []).filter((resource) => resource.text);
   const lines = ['Tool groups:', ...groups];
-  if (hasGateway(config)) lines.push('Listed are the most used tools; find_tools searches every group and call_tool runs what it finds.');
+  if (hasGateway(config))
+    lines.push(
+      `Listed are the most used tools; find_tools searches every group, and ${config.readOnly ? 'call_read_tool runs what it finds' : 'call_read_tool and call_write_tool run the reads and writes it finds'}.`,
+    );
   for (const guide of guides) lines.push(`Read ${guide.uri} (${guide.title.toLowerCase()}) for ids, limits and workflows.`);
   if (config.readOnly) lines.push('Read-only: tools that change data are not available.');
   else if (config.confirm !== 'none') lines.push(`${config.confirm === 'writes' ? 'Tools that change data' : 'Deletes and outbound calls'} ask the user to confirm before anything is sent.`);
@@ -177,7 +194,7 @@ export function sessionSurface(catalog: ToolGroup[], config: Surface & Pick<Conf
   let surface = byConfig.get(config);
   if (!surface) {
     surface = {
-      toolsByName: new Map(reachableTools(catalog, config).map((tool) => [tool.name, tool])),
+      toolsByName: new Map(reachableTools(catalog, config).flatMap((tool) => namesOf(tool).map((name) => [name, tool] as const))),
       catalogByName: new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool])),
       listed: selectTools(catalog, config),
       instructions: serverInstructions(catalog, config),
@@ -185,4 +202,24 @@ export function sessionSurface(catalog: ToolGroup[], config: Surface & Pick<Conf
     byConfig.set(config, surface);
   }
   return surface;
+}
+
+/** What server_info says of a session. */
+export function sessionInfo(session: Pick<Session, 'options' | 'server' | 'protocolVersion'>, request: Extra['requestInfo']): ServerInfo {
+  const { config, catalog } = session.options;
+  const elicits = sessionElicits(session);
+  // A stateless HTTP session saw no initialize: every request after one names the version agreed in a header.
+  const header = request?.headers['mcp-protocol-version'];
+  return {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    catalogHash: catalogHash(catalog, () => everyToolEntry(catalog)),
+    toolsets: config.toolsets,
+    tools: toolListing(catalog, config, elicits).map((tool) => tool.name),
+    confirm: config.confirm,
+    confirmBy: elicits ? 'elicitation' : 'token',
+    readOnly: config.readOnly,
+    mirror: config.mirror,
+    protocolVersion: session.protocolVersion ?? (typeof header === 'string' ? header : undefined),
+  };
 }

@@ -9,7 +9,9 @@ import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFie
 import { toolListEntry } from './listing.js';
 import { hasHidden, isEscapedThroughout, shapeResult, showHidden, type View } from './output.js';
 import { buildRequest, pathProblems } from './request.js';
-import { secretRedaction } from '../redaction.js';
+import type { Logger } from '../log.js';
+import { secretRedaction, type Redaction } from '../redaction.js';
+import type { ToolCallScreen } from '../sdk/incoming.js';
 import { redactResult, secretsIn } from './secrets.js';
 import { SERVER_NAME } from '../meta.js';
 import { GATE_ANSWER_META } from '../views/results.js';
@@ -253,4 +255,23 @@ function engineOptions(rawArgs: Record<string, unknown>) {
 
 function omit(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(source).filter(([key]) => !keys.includes(key)));
+}
+
+/**
+ * Arguments are checked as they arrived, before the SDK's own tools/call schema (zod 4 records)
+ * parses them: that parse copies each field into a new object, so a `"__proto__"` field (an own
+ * key after JSON.parse) becomes the copy's prototype, invisible to every later check and read
+ * through by the tool's schema; a top-level `constructor` field is refused with a raw schema dump
+ * or throws (`"constructor": null`). A call whose raw arguments break a shape rule (prototype
+ * names at any depth, nesting, size) is answered as the pipeline answers every refusal: a tool
+ * error naming the field, nothing sent.
+ */
+export function rawArgumentsScreen(redaction: Redaction, logger: Logger): ToolCallScreen {
+  return (name, args) => {
+    const problems = argumentProblems(args);
+    if (!problems.length) return undefined;
+    const tool = String(name);
+    logger.info({ tool, ms: 0, isError: true }, 'tool call');
+    return redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
+  };
 }

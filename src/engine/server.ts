@@ -2,24 +2,31 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { hashKey } from '../key-hash.js';
 import { holdLiveKey } from '../live-keys.js';
-import type { Logger } from '../log.js';
 import type { ToolDefinition } from './define.js';
-import { CALL_TOOL, FIND_TOOLS, findTools, parseGatewayCall } from './gateway.js';
+import { CALL_WRITE_TOOL, FIND_TOOLS, findTools, GATEWAY_RUNNERS, type GatewayRunner, parseGatewayCall, scopeRefusal } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { textError, validationResult } from './errors.js';
-import { argumentProblems } from './inputs.js';
-import { isRecord } from '../json.js';
+import { textError } from './errors.js';
 import { sessionElicits } from './confirm.js';
-import { hasGateway, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
-import { runTool } from './pipeline.js';
-import { keyRedaction, type Redaction } from '../redaction.js';
-import { redactResult } from './secrets.js';
+import { hasGateway, sessionInfo, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
+import { SERVER_INFO, serverInfoResult } from './server-info.js';
+import { rawArgumentsScreen, runTool } from './pipeline.js';
+import { keyRedaction } from '../redaction.js';
 import { registerPrompts } from './prompts.js';
-import { requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse } from './sdk-costs.js';
+import { setToolCallHandler, type ToolCallHandler, validatorOnFirstUse } from '../sdk/shortcuts.js';
+import { connectServer, type MessageObserver } from '../sdk/incoming.js';
 import { clientShowsViews, registerResources, registerViews } from './resources.js';
 import { startTask, taskStoreForKey } from './tasks.js';
 import { SERVER_NAME, SERVER_VERSION } from '../meta.js';
 import type { EngineOptions, Execute, Extra, Session } from './types.js';
+
+const READ_ONLY_WRITE_RUNNER = `Unknown tool ${CALL_WRITE_TOOL} in read-only mode: it runs tools that change data (SVC_READ_ONLY); nothing was sent.`;
+
+/** One session's server: the SDK's, reached through the way its messages take (src/sdk/incoming.ts). */
+export interface EngineServer {
+  /** Serves one transport; `observers` (telemetry) see every message first and every answer. */
+  connect(transport: Transport, observers?: MessageObserver[]): Promise<void>;
+  close(): Promise<void>;
+}
 
 /**
  * One MCP server per session (stdio: per process). Tools are served through raw `tools/list` and
@@ -28,7 +35,7 @@ import type { EngineOptions, Execute, Extra, Session } from './types.js';
  * that depend on the session, and the call pipeline coerces client quirks, refuses unknown fields
  * by name and phrases every error itself, none of which `registerTool`'s own zod parsing allows.
  */
-export function createMcpServer(options: EngineOptions): McpServer {
+export function createMcpServer(options: EngineOptions): EngineServer {
   const { config, catalog } = options;
   const surface = sessionSurface(catalog, config);
   const server = new McpServer(
@@ -41,7 +48,7 @@ export function createMcpServer(options: EngineOptions): McpServer {
       },
       taskStore: options.taskStore ? taskStoreForKey(options.taskStore, hashKey(options.apiKey)) : undefined,
       instructions: surface.instructions,
-      jsonSchemaValidator: validatorOnFirstUse(),
+      jsonSchemaValidator: validatorOnFirstUse(config.sdkShortcuts),
     },
   );
   const session: Session = {
@@ -55,76 +62,65 @@ export function createMcpServer(options: EngineOptions): McpServer {
   };
   // Log lines are redacted of this key in every form while the session lives.
   const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);
-  const close = server.close.bind(server);
-  server.close = async () => {
-    releaseKey();
-    await close();
-  };
   const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
-  const gateway = hasGateway(config);
-
-  /** Every way into a tool ends here: a listed tool, one reached under core, or call_tool's target. */
-  const run = (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, task: { ttl?: number | null } | undefined, viaGateway: boolean) => {
-    // call_tool declares task support for whatever it runs, so a task asked of it is always honoured.
-    if (task && (tool.taskSupport || viaGateway) && extra.taskStore) return startTask(tool, rawArgs, extra, task.ttl, execute, options.runningTasks);
-    return execute(tool, rawArgs, extra, extra.signal);
-  };
-
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
   }));
-  // Not async: the dispatch gets the pipeline's promise itself, two microtask turns sooner than through an async function's own.
-  setToolCallHandler(server.server, (request, extra) => {
+  setToolCallHandler(server.server, toolCallHandler(session, execute), config.sdkShortcuts);
+  registerResources(server, catalog, config, session.toolsByName, execute);
+  registerViews(server, surface.listed);
+  registerPrompts(server, catalog, session.toolsByName);
+  const refuseRawArguments = rawArgumentsScreen(session.keyRedaction, options.logger);
+  // The protocol version the initialize answer agreed, for server_info.
+  const agreed: MessageObserver = {
+    sent(message) {
+      if ('result' in message && typeof message.result.protocolVersion === 'string' && 'serverInfo' in message.result) session.protocolVersion = message.result.protocolVersion;
+    },
+  };
+  return {
+    connect: (transport, observers = []) => connectServer(server, transport, { shortcuts: config.sdkShortcuts, observers: [...observers, agreed], screenToolCall: refuseRawArguments }),
+    async close() {
+      releaseKey();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * tools/call: server_info, the gateway under core, then the tools this session reaches. Not async:
+ * the dispatch gets the pipeline's promise itself, two microtask turns sooner than through an async
+ * function's own.
+ */
+function toolCallHandler(session: Session, execute: Execute): ToolCallHandler {
+  const { config, catalog, runningTasks } = session.options;
+  const gateway = hasGateway(config);
+  /** Every way into a tool ends here: a listed tool, one reached under core, or a gateway runner's target. */
+  const run = (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, task: { ttl?: number | null } | undefined, viaGateway: boolean) => {
+    // The runners declare task support for whatever they run, so a task asked of one is always honoured.
+    if (task && (tool.taskSupport || viaGateway) && extra.taskStore) return startTask(tool, rawArgs, extra, task.ttl, execute, runningTasks);
+    return execute(tool, rawArgs, extra, extra.signal);
+  };
+  return (request, extra) => {
     const { name, task } = request.params;
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (name === SERVER_INFO) return serverInfoResult(rawArgs, () => sessionInfo(session, extra.requestInfo));
     if (gateway && name === FIND_TOOLS) {
       const elicits = sessionElicits(session);
-      return findTools(rawArgs, catalog, [...session.toolsByName.values()], (tool) => toolListEntry(tool, config, elicits));
+      return findTools(rawArgs, catalog, [...new Set(session.toolsByName.values())], (tool) => toolListEntry(tool, config, elicits), config.readOnly);
     }
-    if (gateway && name === CALL_TOOL) {
-      const target = parseGatewayCall(rawArgs);
+    if (gateway && GATEWAY_RUNNERS.includes(name)) {
+      const runner = name as GatewayRunner;
+      if (runner === CALL_WRITE_TOOL && config.readOnly) throw new McpError(ErrorCode.InvalidParams, READ_ONLY_WRITE_RUNNER);
+      const target = parseGatewayCall(runner, rawArgs);
       if (!target.ok) return target.result;
       const tool = session.toolsByName.get(target.name);
       if (!tool) return textError(unreachableReason(catalog, config, target.name));
+      const refusal = scopeRefusal(runner, tool);
+      if (refusal) return textError(refusal);
       return run(tool, target.arguments, extra, task, true);
     }
     const tool = session.toolsByName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, unreachableReason(catalog, config, name));
     return run(tool, rawArgs, extra, task, false);
-  });
-
-  registerResources(server, catalog, config, session.toolsByName, execute);
-  registerViews(server, surface.listed);
-  registerPrompts(server, catalog, session.toolsByName);
-  guardRawArguments(server, session.keyRedaction, options.logger);
-  return server;
-}
-
-/**
- * Arguments are checked as they arrived, before the SDK's own tools/call schema (zod 4 records)
- * parses them: that parse copies each field into a new object, so a `"__proto__"` field (an own
- * key after JSON.parse) becomes the copy's prototype, invisible to every later check and read
- * through by the tool's schema; a top-level `constructor` field is refused with a raw schema dump
- * or throws (`"constructor": null`). A call whose raw arguments break a shape rule (prototype
- * names at any depth, nesting, size) is answered here as the pipeline answers every refusal: a
- * tool error naming the field, nothing sent.
- */
-function guardRawArguments(server: McpServer, redaction: Redaction, logger: Logger): void {
-  const connect = server.connect.bind(server);
-  server.connect = async (transport: Transport) => {
-    await connect(transport);
-    const deliver = transport.onmessage && requestsStraightToDispatch(server.server, transport.onmessage);
-    transport.onmessage = (message, extra) => {
-      const params = 'method' in message && message.method === 'tools/call' && 'id' in message ? message.params : undefined;
-      const problems = params && isRecord(params.arguments) ? argumentProblems(params.arguments) : [];
-      if (params && problems.length) {
-        const tool = String(params.name);
-        const refusal = redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
-        logger.info({ tool, ms: 0, isError: true }, 'tool call');
-        void transport.send({ jsonrpc: '2.0', id: (message as { id: string | number }).id, result: refusal }).catch(() => undefined);
-        return;
-      }
-      deliver?.(message, extra);
-    };
   };
 }

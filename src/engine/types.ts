@@ -54,7 +54,7 @@ export interface Session {
   api: Api;
   /** The low-level server, for elicitation, log messages and the client's capabilities. */
   server: Server;
-  /** Tools this session may call (toolsets, read-only): the listed ones, and under core the whole catalog. */
+  /** Tools this session may call (toolsets, read-only), by name and former name: the listed ones, and under core the whole catalog. */
   toolsByName: ReadonlyMap<string, CatalogTool>;
   /** Every catalog tool: composite tools read through routes of groups the session may not expose. */
   catalogByName: ReadonlyMap<string, ToolDefinition>;
@@ -62,6 +62,8 @@ export interface Session {
   keyRedaction: Redaction;
   /** What this session's results have already stated once (a rate's definition), so later results name it without repeating it. */
   stated: Set<string>;
+  /** The MCP protocol version the session's initialize agreed, once it has. */
+  protocolVersion?: string;
 }
 
 /** One tool call in flight. */

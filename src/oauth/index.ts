@@ -6,6 +6,7 @@ import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ConfigError } from '../config.js';
 import type { AccessTokens, KeyCheck, Refusal } from '../access.js';
 import type { Runtime } from '../runtime.js';
+import { tellPerson } from '../tell.js';
 import { sameResource, StateOAuthProvider, type Caller } from './provider.js';
 
 /**
@@ -113,21 +114,24 @@ interface ExpressResponse {
 
 /**
  * With --sandbox, a person trying the flow needs a key of the simulated workspace to type on the page.
- * Its keys are made afresh for each run and are nobody's secret, but they are shown only to a person at a
- * terminal (stdout, which the HTTP transport does not otherwise use), never in a log.
+ * Its keys are made afresh for each run and are nobody's secret: they go to stderr, which every way of
+ * running the process shows or keeps (a terminal, tee, Docker, nohup, an IDE task), as plain lines
+ * rather than log records, which the log censor would mask.
  */
 function tellSandboxUser(runtime: Runtime, resource: string): void {
-  if (!process.stdout.isTTY || !runtime.sandbox) return;
+  if (!runtime.sandbox) return;
   const { keys } = runtime.sandbox;
-  process.stdout.write(
+  tellPerson(
     [
       '',
-      `OAuth sandbox: connect a client to ${resource}`,
+      `OAuth sandbox: connect a client on this machine to ${resource} (Claude Code, the MCP Inspector, mcp-remote);`,
+      'hosted clients (Claude on the web, ChatGPT) reach only a public https URL: a tunnel to this port, named in SVC_PUBLIC_URL and SVC_ALLOWED_HOSTS.',
       'On the page that opens, paste a key of the simulated workspace:',
       `  read and write  ${keys.admin}`,
       `  read only       ${keys.readOnly}`,
       '',
       '',
     ].join('\n'),
+    'stderr',
   );
 }

@@ -1,5 +1,7 @@
 /** `svc-mcp sandbox`: runs the embedded sandbox in the foreground until SIGINT/SIGTERM. */
 import { ConfigError, parseInteger, parseSandboxConversations, parseSandboxRateLimit } from '../config.js';
+import { explainListenError } from '../listen.js';
+import { tellPerson } from '../tell.js';
 import { startSandbox } from './index.js';
 import type { RateLimitSetting } from './ratelimit.js';
 
@@ -46,7 +48,9 @@ function describeThrottle(rateLimit: RateLimitSetting | undefined): string {
 }
 
 export async function runSandboxCli(opts: SandboxCliOptions = {}): Promise<void> {
-  const sandbox = await startSandbox({ port: opts.port, host: opts.host, conversations: opts.conversations, rateLimit: opts.rateLimit });
+  const sandbox = await startSandbox({ port: opts.port, host: opts.host, conversations: opts.conversations, rateLimit: opts.rateLimit }).catch((error: unknown) => {
+    throw explainListenError(error, { port: opts.port ?? 0, host: opts.host ?? '127.0.0.1', portFlag: '--port', hostFlag: '--host' });
+  });
   const lines = [
     `svc sandbox listening on ${sandbox.url}  (API under ${sandbox.url}/v2, controls under ${sandbox.url}/__sandbox/)`,
     '',
@@ -63,7 +67,8 @@ export async function runSandboxCli(opts: SandboxCliOptions = {}): Promise<void>
     `Throttle: ${describeThrottle(opts.rateLimit)}. Generated conversations in workspace A: ${opts.conversations ?? 0}.`,
     'Press Ctrl+C to stop.',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // stdout is what scripts read (design §6); a person watching a run whose stdout is captured reads stderr.
+  tellPerson(`${lines.join('\n')}\n`, 'stdout');
 
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -11,9 +11,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { eventsSerialisedOnce } from '../engine/sdk-costs.js';
-import { createMcpServer } from '../engine/server.js';
-import { instrumentTransport } from '../telemetry.js';
+import { messageJson } from '../engine/output.js';
+import { createMcpServer, type EngineServer } from '../engine/server.js';
+import { deliverAsReceived } from '../sdk/incoming.js';
+import { eventsSerialisedOnce } from '../sdk/shortcuts.js';
+import { telemetryObservers } from '../telemetry.js';
 import { allowBrowser, answerPreflight } from './cors.js';
 import type { Credentials } from './credentials.js';
 import { checkMcpRequest, type McpCaller } from './http-check.js';
@@ -64,13 +66,12 @@ async function admit(ctx: HttpContext, req: IncomingMessage, res: ServerResponse
 
 async function serveStateless(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { key, readOnly }: Credentials, body: unknown): Promise<void> {
   const server = newServer(ctx, key, true, readOnly);
-  const transport = newTransport({ sessionIdGenerator: undefined });
+  const transport = newTransport(ctx, { sessionIdGenerator: undefined });
   res.on('close', () => {
     void transport.close().catch(() => undefined);
     void server.close().catch(() => undefined);
   });
-  await server.connect(transport);
-  instrumentTransport(transport, 'tcp');
+  await connect(server, transport);
   await transport.handleRequest(req, res, body);
 }
 
@@ -95,7 +96,7 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
   const slot = sessions.reserve(keyHash);
   if (!('release' in slot)) return refuse(res, slot);
   const server = newServer(ctx, key, false, readOnly);
-  const transport: StreamableHTTPServerTransport = newTransport({
+  const transport: StreamableHTTPServerTransport = newTransport(ctx, {
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
       const session: OpenSession = { id, keyHash, readOnly, transport, lastActive: Date.now(), calls: 0 };
@@ -117,19 +118,25 @@ async function openSession(ctx: HttpContext, req: IncomingMessage, res: ServerRe
       void server.close().catch(() => undefined);
     }
   });
-  await server.connect(transport);
-  instrumentTransport(transport, 'tcp');
+  await connect(server, transport);
   await transport.handleRequest(req, res, body);
 }
 
 /** The SDK's Streamable HTTP transport, writing each answer's events as `eventsSerialisedOnce` says. */
-function newTransport(options: StreamableHTTPServerTransportOptions): StreamableHTTPServerTransport {
+function newTransport(ctx: HttpContext, options: StreamableHTTPServerTransportOptions): StreamableHTTPServerTransport {
   const transport = new StreamableHTTPServerTransport(options);
-  eventsSerialisedOnce(transport);
+  eventsSerialisedOnce(transport, messageJson, ctx.config.sdkShortcuts);
   return transport;
 }
 
-function newServer(ctx: HttpContext, apiKey: string, stateless: boolean, readOnly: boolean) {
+function connect(server: EngineServer, transport: StreamableHTTPServerTransport): Promise<void> {
+  return server.connect(
+    transport,
+    telemetryObservers('tcp', () => transport.sessionId),
+  );
+}
+
+function newServer(ctx: HttpContext, apiKey: string, stateless: boolean, readOnly: boolean): EngineServer {
   const { runtime, config } = ctx;
   return createMcpServer({
     ...runtime,
@@ -142,5 +149,5 @@ function newServer(ctx: HttpContext, apiKey: string, stateless: boolean, readOnl
 
 /** Stops one call of a session the way a client's `notifications/cancelled` would. */
 function cancelCall(transport: StreamableHTTPServerTransport, requestId: string | number): void {
-  transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
+  deliverAsReceived(transport, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
 }

@@ -1,10 +1,11 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config.js';
-import { initializeChecksByMethod } from '../engine/sdk-costs.js';
+import { initializeChecksByMethod } from '../sdk/shortcuts.js';
 import { SERVER_VERSION } from '../meta.js';
 import type { Runtime } from '../runtime.js';
 import { isLoopbackHost } from '../access.js';
+import { explainListenError } from '../listen.js';
 import { KEY_HELP } from './credentials.js';
 import { routeHostRefusal, type HostCheck } from './http-check.js';
 import { createHttpContext, useOAuth, type HttpContext } from './http-context.js';
@@ -86,7 +87,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
       `SVC_HTTP_HOST=${config.httpHost} is not a loopback address: set SVC_ALLOWED_HOSTS to the host name(s) clients use (for example mcp.example.com), or bind to 127.0.0.1 behind a reverse proxy`,
     );
   }
-  initializeChecksByMethod();
+  initializeChecksByMethod(config.sdkShortcuts);
   const ctx = createHttpContext(runtime);
   const oauthModule = config.auth === 'oauth' ? await import('../oauth/index.js') : undefined;
   const httpServer = http.createServer((req, res) => serveRequest(ctx, req, res));
@@ -108,10 +109,10 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   };
 }
 
-/** Resolves with the port the listener got (the one asked for, or any free one for 0). */
+/** Resolves with the port the listener got (the one asked for, or any free one for 0); a port taken names --http-port. */
 async function listen(httpServer: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
+    httpServer.once('error', (error) => reject(explainListenError(error, { port, host, portFlag: '--http-port (SVC_HTTP_PORT)', hostFlag: '--http-host (SVC_HTTP_HOST)' })));
     httpServer.listen(port, host, () => {
       httpServer.off('error', reject);
       resolve();

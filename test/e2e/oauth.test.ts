@@ -13,6 +13,7 @@ import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { allowOnPage, connectWithTokens, hiddenFields, openPage, postForm, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 /**
  * SVC_AUTH=oauth end to end, in process: the SDK client's own OAuth support registers, the test plays the
@@ -33,7 +34,7 @@ const others: HttpServerHandle[] = [];
 async function start(options: { publicUrl: string; secret?: string; port?: number; args?: string[] }): Promise<HttpServerHandle> {
   const config = loadConfig(
     ['--transport', 'http', '--http-port', String(options.port ?? 0), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', options.publicUrl, ...(options.args ?? [])],
-    { SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: options.secret ?? SECRET },
+    { ...RUN_ENV, SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: options.secret ?? SECRET },
   );
   const logger = createLogger('info', 'json', { write: (line: string) => void logs.push(line) });
   return startHttpServer(await createRuntime(config, logger));

@@ -50,6 +50,40 @@ describe.concurrent('the svc-mcp process', () => {
   });
 });
 
+describe.concurrent('what a person needs to get going, under tee, Docker, nohup or an IDE task (no terminal)', () => {
+  it('--sandbox --auth oauth shows the sandbox keys on stderr, and says which clients reach loopback', { timeout: 30_000 }, async () => {
+    const output = await readUntil([...CLI, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', '0'], 'stderr', /read only {7}svc_\S+/);
+    expect(output).toMatch(/read and write {2}svc_[A-Za-z0-9_-]{8,}/);
+    expect(output).toMatch(/Claude Code, the MCP Inspector, mcp-remote/);
+    expect(output).toContain('hosted clients (Claude on the web, ChatGPT) reach only a public https URL');
+  });
+
+  it('svc-mcp sandbox writes its URL and keys to stdout for scripts, and to stderr for the person', { timeout: 30_000 }, async () => {
+    const stderr = await readUntil([...CLI, 'sandbox', '--port', '0'], 'stderr', /SVC_BASE_URL=\S+ SVC_API_KEY=svc_\S+/);
+    expect(stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(stderr).toMatch(/admin\s+svc_[A-Za-z0-9_-]{8,}/);
+  });
+});
+
+/** Starts `args`, reads `stream` until `until` matches it, stops the process, and gives what was read. */
+async function readUntil(args: string[], stream: 'stdout' | 'stderr', until: RegExp): Promise<string> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json' } });
+  let read = '';
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${until} never came on ${stream}: ${read}`)), 20_000);
+      child[stream].on('data', (chunk: Buffer) => {
+        read += chunk.toString();
+        if (!until.test(read)) return;
+        clearTimeout(timer);
+        resolve(read);
+      });
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 function runToExit(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

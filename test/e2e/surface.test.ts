@@ -12,6 +12,8 @@ const CORE_TOOLS = catalog
   .filter((tool) => tool.core)
   .map((tool) => tool.name);
 const EVERY_TOOL = catalog.flatMap((group) => group.tools);
+const GATEWAY = ['find_tools', 'call_read_tool', 'call_write_tool'];
+const GATEWAY_RUNNERS = ['call_read_tool', 'call_write_tool', 'call_tool'];
 
 /** What the eliciting client answers next, and the messages it was shown. */
 let answer: { action: 'accept' | 'decline'; content?: { confirm: boolean } } = { action: 'accept', content: { confirm: true } };
@@ -57,14 +59,32 @@ function sameNonce(result: CallToolResult): unknown {
 }
 
 describe('core surface', () => {
-  it('lists the most used tools and the gateway, within its budget', () => {
-    expect(listed.map((tool) => tool.name).sort()).toEqual([...CORE_TOOLS, 'find_tools', 'call_tool'].sort());
-    expect(costOf(listed).surface).toBeLessThanOrEqual(BUDGETS.core);
+  it('lists the most used tools (explain_change and query_workspace among them), the gateway and server_info, within its budget', () => {
+    expect(listed.map((tool) => tool.name).sort()).toEqual([...CORE_TOOLS, ...GATEWAY, 'server_info'].sort());
+    const cost = costOf(listed).surface;
+    console.log(`core surface: ${cost} tokens of ${BUDGETS.core}`);
+    expect(cost).toBeLessThanOrEqual(BUDGETS.core);
+  });
+
+  it('keeps reads and writes in separate tools: call_read_tool is read-only, call_write_tool runs the writes, and no description says what to call first', () => {
+    const byName = new Map(listed.map((tool) => [tool.name, tool]));
+    expect(byName.get('call_read_tool')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get('call_write_tool')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.has('call_tool')).toBe(false);
+    for (const tool of listed) expect(tool.description, tool.name).not.toMatch(/\b(?:run|call|use)s? (?:one|it|them) with\b/i);
+  });
+
+  it('lists no call_write_tool in read-only mode, and answers it as an unknown tool there', async () => {
+    const names = (await readOnly.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['find_tools', 'call_read_tool', 'server_info']));
+    expect(names).not.toContain('call_write_tool');
+    await expect(readOnly.call('call_write_tool', { name: 'create_folder', arguments: { name: 'x' } })).rejects.toThrow(/Unknown tool call_write_tool in read-only mode/);
+    expect(sent()).toEqual([]);
   });
 
   it('combines with group names', () => {
     const names = toolListing(catalog, loadConfig(['--sandbox', '--toolsets', 'core,actions'], {}), false).map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining([...CORE_TOOLS, 'find_tools', 'call_tool', 'list_actions', 'test_action']));
+    expect(names).toEqual(expect.arrayContaining([...CORE_TOOLS, ...GATEWAY, 'list_actions', 'test_action']));
     expect(names).not.toContain('list_folders');
   });
 
@@ -80,14 +100,14 @@ describe('core surface', () => {
     }
   });
 
-  it('runs a read through call_tool exactly as the listed tool, and accepts a direct call of an unlisted one', async () => {
+  it('runs a read through call_read_tool exactly as the listed tool, and accepts a direct call of an unlisted one', async () => {
     const logged = () =>
       core
         .stderr()
         .split('\n')
         .filter((line) => line.includes('"tool":"list_agents"')).length;
     const before = logged();
-    const viaGateway = await core.call('call_tool', { name: 'list_agents', arguments: {} });
+    const viaGateway = await core.call('call_read_tool', { name: 'list_agents', arguments: {} });
     const viaGatewaySent = sent();
     sandbox.clearRequests();
     const direct = await core.call('list_agents');
@@ -102,7 +122,7 @@ describe('core surface', () => {
   });
 
   it('gives the same validation errors and sends nothing', async () => {
-    const viaGateway = await core.call('call_tool', { name: 'list_conversations', arguments: { limit: 0, bot_id: 'x' } });
+    const viaGateway = await core.call('call_read_tool', { name: 'list_conversations', arguments: { limit: 0, bot_id: 'x' } });
     const direct = await core.call('list_conversations', { limit: 0, bot_id: 'x' });
     expect(viaGateway.isError).toBe(true);
     expect(textOf(viaGateway)).toBe(textOf(direct));
@@ -111,7 +131,7 @@ describe('core surface', () => {
 
   it('previews a write without elicitation through either path, sending nothing', async () => {
     const args = { name: 'Onboarding' };
-    const viaGateway = await core.call('call_tool', { name: 'create_folder', arguments: args });
+    const viaGateway = await core.call('call_write_tool', { name: 'create_folder', arguments: args });
     const direct = await core.call('create_folder', args);
     expect(textOf(viaGateway)).toContain('nothing was sent');
     const { confirmToken: _viaToken, expiresAt: _viaExpiry, ...viaPreview } = viaGateway.structuredContent ?? {};
@@ -121,7 +141,7 @@ describe('core surface', () => {
   });
 
   it('asks for confirmation through elicitation and sends the same request either way', async () => {
-    const viaGateway = await eliciting.call('call_tool', { name: 'create_folder', arguments: { name: 'Gateway folder' } });
+    const viaGateway = await eliciting.call('call_write_tool', { name: 'create_folder', arguments: { name: 'Gateway folder' } });
     const viaGatewaySent = sent();
     sandbox.clearRequests();
     const direct = await eliciting.call('create_folder', { name: 'Gateway folder' });
@@ -135,7 +155,7 @@ describe('core surface', () => {
 
   it('refuses a destructive tool in read-only mode through either path with the same words', async () => {
     const args = { articleId: sandbox.seed.articles.warranty };
-    const viaGateway = await readOnly.call('call_tool', { name: 'delete_article', arguments: args });
+    const viaGateway = await readOnly.call('call_read_tool', { name: 'delete_article', arguments: args });
     expect(viaGateway.isError).toBe(true);
     expect(textOf(viaGateway)).toContain('read-only');
     await expect(readOnly.call('delete_article', args)).rejects.toThrow(textOf(viaGateway));
@@ -144,26 +164,70 @@ describe('core surface', () => {
     expect(sent()).toEqual([]);
   });
 
-  it('declines a destructive tool through call_tool when the user says no, sending nothing', async () => {
+  it('declines a destructive tool through call_write_tool when the user says no, sending nothing', async () => {
     answer = { action: 'decline' };
-    const result = await eliciting.call('call_tool', { name: 'delete_article', arguments: { articleId: sandbox.seed.articles.warranty } });
+    const result = await eliciting.call('call_write_tool', { name: 'delete_article', arguments: { articleId: sandbox.seed.articles.warranty } });
     expect(textOf(result)).toContain('nothing was sent');
     // The preview read what the delete would remove; the delete itself never left.
     expect(sent().filter((request) => request.method === 'DELETE')).toEqual([]);
   });
 
-  it('runs a long job through call_tool as an MCP task, as the listed tool does', async () => {
-    const viaGateway = await callAsTask(core.client, 'call_tool', { name: 'export_conversations', arguments: { since: '30d', maxConversations: 5 } });
+  it('runs a long job through call_read_tool as an MCP task, as the listed tool does', async () => {
+    const viaGateway = await callAsTask(core.client, 'call_read_tool', { name: 'export_conversations', arguments: { since: '30d', maxConversations: 5 } });
     expect(viaGateway.kinds[0]).toBe('taskCreated');
     expect(viaGateway.result?.isError).toBeFalsy();
     expect(viaGateway.result?.structuredContent).toMatchObject({ count: expect.any(Number) });
     expect(sent().every((request) => ['/v2/bots/public', '/v2/hc-interactions/public'].includes(request.path))).toBe(true);
   });
 
-  it('answers an unknown name or malformed call_tool input as a tool error', async () => {
-    expect(textOf(await core.call('call_tool', { name: 'no_such_tool' }))).toContain('Unknown tool no_such_tool');
-    const malformed = await core.call('call_tool', { arguments: {} });
-    expect(malformed.isError).toBe(true);
-    expect(textOf(malformed)).toContain('name');
+  it('answers an unknown name or malformed runner input as a tool error naming the runner', async () => {
+    for (const runner of GATEWAY_RUNNERS) {
+      expect(textOf(await core.call(runner, { name: 'no_such_tool' }))).toContain('Unknown tool no_such_tool');
+      const malformed = await core.call(runner, { arguments: {} });
+      expect(malformed.isError).toBe(true);
+      expect(textOf(malformed)).toContain(runner);
+      expect(textOf(malformed)).toContain('name');
+    }
+  });
+
+  it('call_read_tool refuses a write tool by name and sends nothing, asking no one; call_write_tool refuses a read', async () => {
+    for (const [connection, name, args] of [
+      [core, 'create_folder', { name: 'Never' }],
+      [eliciting, 'delete_article', { articleId: sandbox.seed.articles.warranty }],
+      [core, 'test_action', { toolId: 'x' }],
+    ] as const) {
+      const refused = await connection.call('call_read_tool', { name, arguments: args });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toBe(`call_read_tool runs only tools that read, and ${name} changes data (call_write_tool runs it); nothing was sent.`);
+    }
+    expect(asked).toEqual([]);
+    expect(sent()).toEqual([]);
+    const read = await core.call('call_write_tool', { name: 'list_agents', arguments: {} });
+    expect(textOf(read)).toContain('list_agents only reads');
+    expect(sent()).toEqual([]);
+  });
+
+  it('call_write_tool keeps the preview and the token: the same call with the token sends once, and the token spent does not send again', async () => {
+    const args = { name: 'Token folder' };
+    const preview = await core.call('call_write_tool', { name: 'create_folder', arguments: args });
+    const token = preview.structuredContent?.confirmToken as string;
+    expect(token).toEqual(expect.any(String));
+    expect(sent()).toEqual([]);
+    const confirmed = await core.call('call_write_tool', { name: 'create_folder', arguments: { ...args, confirm: token } });
+    expect(confirmed.isError).toBeFalsy();
+    const again = await core.call('call_write_tool', { name: 'create_folder', arguments: { ...args, confirm: token } });
+    expect(again.structuredContent?.refused).toBe('spent');
+    expect(sent().map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v2/hc-folders/public']);
+  });
+
+  it("call_tool, no longer listed, still runs a read and previews a write, by the target's scope", async () => {
+    const read = await core.call('call_tool', { name: 'list_agents', arguments: {} });
+    expect(read.isError).toBeFalsy();
+    sandbox.clearRequests();
+    const write = await core.call('call_tool', { name: 'create_folder', arguments: { name: 'Alias folder' } });
+    expect(write.structuredContent?.confirmToken).toEqual(expect.any(String));
+    expect(sent()).toEqual([]);
+    await expect(readOnly.call('call_tool', { name: 'create_folder', arguments: { name: 'x' } })).resolves.toMatchObject({ isError: true });
+    expect(sent()).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { freePort, waitForHealth } from '../support/network.js';
 import { hiddenFields, openPage, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
 import { ROOT } from '../support/paths.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const ENTRY = path.join(ROOT, 'dist/svc-mcp.js');
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-oauth-shipped-'));
@@ -32,7 +33,7 @@ beforeAll(async () => {
   child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: ROOT,
     // A given secret, as a hosted server has: only then are grants kept on disk (a sandbox's throwaway secret keeps them in memory).
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: 'oauth-guarantee-secret-of-32-characters!', TERM: 'dumb' },
+    env: { PATH: process.env.PATH ?? '', ...RUN_ENV, SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: 'oauth-guarantee-secret-of-32-characters!', TERM: 'dumb' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -12,6 +12,7 @@ import { connect, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -80,6 +81,7 @@ const sessionRequest = (headers: Record<string, string>, id = 2) => post(handle.
 
 beforeAll(async () => {
   const config = loadConfig(['--transport', 'http', '--http-port', '0'], {
+    ...RUN_ENV,
     SVC_BASE_URL: sandbox.url,
     SVC_MAX_SESSIONS: '40',
     SVC_MAX_SESSIONS_PER_KEY: '3',
@@ -237,7 +239,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
 describe('an API that cannot be asked about a key', () => {
   it('answers 503 naming SVC_BASE_URL, not 401, and opens no session', async () => {
     const port = await freePort();
-    const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', `http://127.0.0.1:${port}`], {});
+    const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', `http://127.0.0.1:${port}`], RUN_ENV);
     const unreachable = await startHttpServer(await createRuntime(config, pino({ level: 'silent' })));
     try {
       const answer = await post(unreachable.url, INITIALIZE, bearer(randomKey()));

@@ -15,6 +15,7 @@ import { buildRequest } from '../../src/engine/request.js';
 import { ToolFailure } from '../../src/engine/errors.js';
 import { catalog } from '../../tools/index.js';
 import { splitWindow } from '../../tools/lib/scan.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const tools = new Map(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, tool]));
 const tool = (name: string) => tools.get(name)!;
@@ -114,7 +115,10 @@ describe('raw tools/call messages (issue 20: __proto__, over-deep input)', () =>
   let send: (text: string) => Promise<{ isError?: boolean; text: string }>;
 
   beforeAll(async () => {
-    runtime = await createRuntime(loadConfig([], { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_STATE_DIR: TEST_STATE_DIR, SVC_CONFIRM: 'none' }), createLogger('silent'));
+    runtime = await createRuntime(
+      loadConfig([], { ...RUN_ENV, SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_STATE_DIR: TEST_STATE_DIR, SVC_CONFIRM: 'none' }),
+      createLogger('silent'),
+    );
     const server = stdioServer(runtime);
     const [client, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);

@@ -4,6 +4,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { holdLiveKey } from '../../src/live-keys.js';
 import { createLogger } from '../../src/log.js';
 import { keyRedaction } from '../../src/redaction.js';
+import { OPTIONS } from '../../src/config.js';
+import { helpText } from '../../src/help.js';
+import { KEY_HELP } from '../../src/transports/credentials.js';
 import { connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
@@ -146,5 +149,33 @@ describe('log lines', () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe("svc-mcp's own words", () => {
+  /** What the server itself writes: its help, refusals and first-contact errors, every option's name and help. */
+  const ownWords = [
+    helpText(),
+    KEY_HELP,
+    'No API answered at SVC_BASE_URL=http://127.0.0.1:9 (the connection was refused): check SVC_BASE_URL, or run with --sandbox.',
+    'SVC_API_KEY is required (or turn on the sandbox to try the tools against a simulated workspace: --sandbox, SVC_SANDBOX=true)',
+    ...OPTIONS.flatMap((option) => [option.env, option.flag, option.help]),
+  ].join('\n');
+
+  it('are never masked by a key of the shape every transport accepts, unless they hold that key', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^svc_[A-Za-z0-9_-]{8,40}$/), (key) => {
+        const body = key.slice(4, 16).toLowerCase();
+        fc.pre(!ownWords.toLowerCase().includes(body));
+        expect(keyRedaction(key).redact(ownWords)).toBe(ownWords);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keep a key's characters as themselves in every pattern: not even a key made of dots (refused at start) masks SVC_BASE_URL", () => {
+    const words = 'No API answered at SVC_BASE_URL=http://127.0.0.1:9';
+    expect(keyRedaction('svc_...').redact(words)).toBe(words);
+    expect(keyRedaction('svc_........').redact(words)).toBe(words);
   });
 });

@@ -20,7 +20,7 @@ function harness(maxBytes: number) {
     pending = lines.pop()!;
     written.push(...lines.map((line) => JSON.parse(line)));
   });
-  const transport = new BoundedStdioTransport(maxBytes, input, output);
+  const transport = new BoundedStdioTransport(maxBytes, true, input, output);
   const received: JSONRPCMessage[] = [];
   transport.onmessage = (message) => void received.push(message);
   let closed = false;

@@ -47,9 +47,9 @@ describe('MCP Bundle', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      // The bundle carries no native engine: it runs with the workspace mirror off, and lists no tool that needs it.
+      // The bundle carries no native engine: it runs with the workspace mirror off, and lists no tool that needs it; server_info is in every toolset.
       expect(host!.env?.SVC_MIRROR).toBe('off');
-      const expected = catalog.flatMap((group) => group.tools.filter((tool) => !tool.needsMirror).map((tool) => tool.name)).sort();
+      const expected = [...catalog.flatMap((group) => group.tools.filter((tool) => !tool.needsMirror).map((tool) => tool.name)), 'server_info'].sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
       const stats = (await client.callTool({ name: 'conversation_stats', arguments: { since: '30d' } })) as CallToolResult;
       expect(stats.isError, JSON.stringify(stats.content)).toBeFalsy();

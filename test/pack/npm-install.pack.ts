@@ -35,6 +35,10 @@ describe('npm package', () => {
     const names = files.map((file) => file.path);
     const { bin } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     expect(names).toEqual(expect.arrayContaining([path.posix.normalize(bin['svc-mcp']), 'package.json', 'LICENSE', 'README.md']));
+    // Every page and picture the README links is in the package, so the installed README links nothing missing.
+    const linked = [...readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+    expect(linked.length).toBeGreaterThan(5);
+    expect(names).toEqual(expect.arrayContaining(linked));
     expect(names.filter((name) => name.endsWith('.map'))).toEqual([]);
     const packedMs = Date.now() - started;
 
@@ -42,6 +46,16 @@ describe('npm package', () => {
     execFileSync(NPM, ['install', '--global', '--prefix', prefix, '--loglevel=error', path.join(work, filename)], { env: quietNpm, stdio: ['ignore', 'inherit', 'inherit'] });
     const installed = process.platform === 'win32' ? path.join(prefix, 'svc-mcp.cmd') : path.join(prefix, 'bin', 'svc-mcp');
     expect(existsSync(installed)).toBe(true);
+    // --help points an installed user at guides that exist in the installation, the hosting guide among them.
+    const help = execFileSync(installed, ['--help'], { encoding: 'utf8' });
+    const guides =
+      help
+        .split('Guides (in this installation):\n')[1]
+        ?.split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean) ?? [];
+    expect(guides.some((guide) => guide.endsWith(path.join('src', 'oauth', 'HOSTING.md')))).toBe(true);
+    for (const guide of guides) expect(existsSync(guide), guide).toBe(true);
     const installedAt = Date.now();
 
     // Outside the repository, with a bare environment: nothing but the installed package is found.
@@ -56,7 +70,8 @@ describe('npm package', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      const expected = catalog.flatMap((group) => group.tools.map((tool) => tool.name)).sort();
+      // Every catalog tool, and server_info, which every toolset lists.
+      const expected = [...catalog.flatMap((group) => group.tools.map((tool) => tool.name)), 'server_info'].sort();
       expect(tools.map((tool) => tool.name).sort()).toEqual(expected);
       // The mirror's native engine loads from the installed package's own dependencies.
       const synced = (await client.callTool({ name: 'sync_workspace', arguments: { since: '30d' } })) as CallToolResult;

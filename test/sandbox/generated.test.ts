@@ -12,6 +12,7 @@ import { parseSandboxArgs } from '../../src/sandbox/serve.js';
 import type { Conversation } from '../../src/sandbox/types.js';
 import { call, DAY } from './helpers.js';
 import { useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const NOW = Date.UTC(2030, 0, 15, 12);
 const generatedId = (n: number) => `c0000000-000a-4000-9000-${String(n).padStart(12, '0')}`;
@@ -121,7 +122,7 @@ describe('svc-mcp sandbox and --sandbox options', () => {
   });
 
   it('--sandbox starts the sandbox with the generated conversations and the throttle asked for', async () => {
-    const config = loadConfig(['--sandbox', '--sandbox-conversations', '250', '--sandbox-rate-limit', 'off'], {});
+    const config = loadConfig(['--sandbox', '--sandbox-conversations', '250', '--sandbox-rate-limit', 'off'], RUN_ENV);
     const runtime = await createRuntime(config, createLogger('silent'));
     try {
       const sandbox = runtime.sandbox!;

@@ -1,5 +1,8 @@
 import { loadConfig, OPTIONS } from '../../src/config.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { gatewayListing } from '../../src/engine/gateway.js';
 import { toolListing } from '../../src/engine/listing.js';
+import { serverInfoListing } from '../../src/engine/server-info.js';
 import { catalog } from '../../tools/index.js';
 
 /** `tools/list` under the default configuration for a client without elicitation, sorted by name: what the snapshot records. */
@@ -8,15 +11,12 @@ export function defaultToolList() {
 }
 
 /**
- * The manifest's tool list: every catalog tool the one-click bundle serves, with its description.
- * The bundle carries no native engine, so it runs with the workspace mirror off (its manifest sets
- * SVC_MIRROR=off) and lists none of the tools that work on the mirror alone.
+ * The manifest's tool list: what the one-click bundle lists (every catalog tool and server_info),
+ * each with its description. The bundle carries no native engine, so it runs with the workspace
+ * mirror off (its manifest sets SVC_MIRROR=off) and lists none of the tools that need it.
  */
 export function manifestTools() {
-  return catalog
-    .flatMap((group) => group.tools)
-    .filter((tool) => !tool.needsMirror)
-    .map((tool) => ({ name: tool.name, description: tool.description }));
+  return toolListing(catalog, loadConfig(['--sandbox', '--mirror', 'off'], {}), false).map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
 /**
@@ -42,6 +42,10 @@ export function readmeToolTable(): string {
       const kind = tool.scope === 'read' ? 'read' : tool.destructive ? 'destructive write' : tool.openWorld ? 'write, outbound' : 'write';
       rows.push(`| ${group.name} | \`${tool.name}\` | ${kind} | ${tool.description.replaceAll('|', '\\|')} |`);
     }
+  }
+  const kindOf = (tool: Tool) => (tool.annotations?.readOnlyHint ? 'read' : 'write');
+  for (const [where, tool] of [['every toolset', serverInfoListing()], ...gatewayListing(catalog, false).map((entry) => ['core', entry] as const)] as const) {
+    rows.push(`| ${where} | \`${tool.name}\` | ${kindOf(tool)} | ${tool.description!.replaceAll('|', '\\|')} |`);
   }
   const resources = catalog.flatMap((group) => group.resources ?? []);
   const prompts = catalog.flatMap((group) => group.prompts ?? []);

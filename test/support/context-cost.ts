@@ -9,14 +9,14 @@ import { catalog } from '../../tools/index.js';
 
 /** Section 9's budgets, in tokens (bytes/4). */
 export const BUDGETS = {
-  /** Names, descriptions and input schemas of the whole catalog, client without elicitation (design §14: 8,000 with the tools of sections 14, 15 and 17). */
+  /** Names, descriptions and input schemas of the whole catalog, client without elicitation: 8,000 with the tools of design §14, 15 and 17 (server_info among them). */
   catalog: 8_000,
   /** Output schemas, in total. */
   outputSchemas: 3_000,
   /** The whole tools/list payload. */
   payload: 12_000,
-  /** Names, descriptions and input schemas under SVC_TOOLSETS=core. */
-  core: 2_500,
+  /** Names, descriptions and input schemas under SVC_TOOLSETS=core (design §17, with explain_change and query_workspace to come). */
+  core: 3_000,
 } as const;
 
 export function tokensOf(value: unknown): number {

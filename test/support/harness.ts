@@ -11,6 +11,7 @@ import { createRuntime } from '../../src/runtime.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT, TEST_STATE_DIR } from './paths.js';
+import { RUN_ENV } from './run-env.js';
 
 export interface Connection {
   client: Client;
@@ -44,7 +45,7 @@ export interface ConnectOptions {
  * is asked (requests, pages, faults) asks it of the API, and the mirror's own tests say so.
  */
 export async function connect(options: ConnectOptions = {}): Promise<Connection> {
-  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...options.env });
+  const config = loadConfig(options.args ?? [], { SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...RUN_ENV, ...options.env });
   let stderr = '';
   const logger = createLogger(config.logLevel, 'json', {
     write: (line: string) => {
@@ -85,7 +86,7 @@ export async function connectProcess(options: ConnectOptions = {}): Promise<Proc
     command: process.execPath,
     args: [...(await svcMcpCommand()), ...(options.args ?? [])],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', SVC_STATE_DIR: TEST_STATE_DIR, SVC_MIRROR: 'off', ...RUN_ENV, ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -5,6 +5,7 @@ import { freePort, waitForHealth } from './network.js';
 import { svcMcpCommand } from './built.js';
 import { caller, testClient, type ConnectOptions, type Connection } from './harness.js';
 import { ROOT } from './paths.js';
+import { RUN_ENV } from './run-env.js';
 
 export interface HttpServerProcess {
   /** http://127.0.0.1:PORT */
@@ -24,7 +25,7 @@ export async function startHttpServerProcess(options: { env?: Record<string, str
   const port = await freePort();
   const child = spawn(process.execPath, [...(await svcMcpCommand()), '--transport', 'http', '--http-port', String(port), ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', ...options.env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'debug', ...RUN_ENV, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { objectShape } from '../../src/engine/inputs.js';
 import { catalog } from '../../tools/index.js';
 import { between, defaultToolList, manifestTools, readmeConfigTable, readmeToolTable } from '../support/catalog-views.js';
+import { listingUnder } from '../support/context-cost.js';
 import { CONFIG_END, CONFIG_PAGE_PATH, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START, TOOLS_PAGE_PATH } from '../support/paths.js';
 
 const tools = catalog.flatMap((group) => group.tools);
+/** The engine's tools, which some configuration lists beside the catalog's. */
+const OFFERED_BESIDE_THE_CATALOG = ['server_info', 'find_tools', 'call_read_tool', 'call_write_tool', 'call_tool'];
 const REGENERATE = 'run `npm run snapshot` and review the diff';
 
 /** Design section 2: the names and groups are the public contract. */
@@ -49,6 +52,32 @@ describe('catalog rules', () => {
     for (const tool of tools) {
       expect(tool.description.length, tool.name).toBeGreaterThan(40);
       expect(tool.description.length, tool.name).toBeLessThanOrEqual(420);
+    }
+  });
+  it('never tells the model what to call first or next (the Claude directory rule): a description says what a tool is for, its neighbour, and where its ids come from', () => {
+    const names = [...tools.map((tool) => tool.name), ...OFFERED_BESIDE_THE_CATALOG].join('|');
+    const ordering = [
+      /\b(?:run|call|invoke)s? (?:one|it|them|this)\b/i,
+      new RegExp(`(?:^|[.;:]\\s*)(?:then|next|afterwards?)\\b[^.;]*\\b(?:${names})\\b`, 'i'),
+      new RegExp(`\\bbefore (?:${names})\\b`, 'i'),
+      /\bfirst (?:use|call|run)\b|\bstep \d/i,
+      /\bcheck (?:ids|it|them) with\b/i,
+    ];
+    for (const entry of [...listingUnder(), ...listingUnder({ SVC_TOOLSETS: 'core' })]) {
+      for (const pattern of ordering) expect(entry.description, entry.name).not.toMatch(pattern);
+    }
+    // The check can fail: each phrase it replaced.
+    for (const phrase of [
+      'Run one with call_tool.',
+      'Step 1 of a provider import: finds new documents. Then register_provider_resources.',
+      'to review a change first use create_article_draft',
+      'Check before publish_article_draft.',
+      'Unknown ids also report success: check ids with list_conversations.',
+    ]) {
+      expect(
+        ordering.some((pattern) => pattern.test(phrase)),
+        phrase,
+      ).toBe(true);
     }
   });
   it('fills every path parameter, query and body field from the input', () => {
@@ -109,8 +138,23 @@ describe('derived files', () => {
   it('the README stays short and every file it links exists', () => {
     const readme = readFileSync(README_PATH, 'utf8');
     expect(readme.split('\n').length).toBeLessThan(350);
-    const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+    const links = readmeLinks();
     expect(links).toEqual(expect.arrayContaining(['src/sandbox/CHOICES.md', 'tools/README.md', 'src/CONFIGURATION.md']));
     for (const link of links) expect(existsSync(path.join(ROOT, link)), link).toBe(true);
   });
+  it('every file the README links ships in the npm package, so an installed README links nothing missing (test:pack checks the packed list)', () => {
+    const { files } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+    const links = readmeLinks();
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links)
+      expect(
+        files.some((entry) => entry === link || link.startsWith(`${entry}/`)),
+        `${link} is not in package.json files`,
+      ).toBe(true);
+  });
 });
+
+/** The files the README links or shows, by their paths in the repository. */
+function readmeLinks(): string[] {
+  return [...readFileSync(README_PATH, 'utf8').matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]);
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rankTools } from '../../src/engine/gateway.js';
+import { rankTools } from '../../src/engine/ranking.js';
 import { catalog } from '../../tools/index.js';
 
 /**

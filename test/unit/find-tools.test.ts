@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findTools, rankTools } from '../../src/engine/gateway.js';
+import { findTools } from '../../src/engine/gateway.js';
+import { rankTools } from '../../src/engine/ranking.js';
 import { toolListEntry } from '../../src/engine/listing.js';
 import { catalog } from '../../tools/index.js';
 
@@ -61,7 +62,7 @@ describe('find_tools ranking', () => {
 
   it('names the tools that give the ids a match needs, among those the session reaches', () => {
     const found = (reachable: typeof tools) => {
-      const result = findTools({ query: 'put an article into another folder' }, catalog, reachable, (tool) => toolListEntry(tool, { confirm: 'writes' }, true));
+      const result = findTools({ query: 'put an article into another folder' }, catalog, reachable, (tool) => toolListEntry(tool, { confirm: 'writes' }, true), false);
       return { text: (result.content[0] as { text: string }).text, tools: result.structuredContent!.tools as Array<{ name: string; needs?: string[] }> };
     };
     const everything = found(tools);

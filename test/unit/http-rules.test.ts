@@ -6,6 +6,7 @@ import { isLoopbackHost } from '../../src/access.js';
 import { hostAllowed, originAllowed } from '../../src/transports/credentials.js';
 import { startHttpServer } from '../../src/transports/http.js';
 import type { Runtime } from '../../src/runtime.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 describe('HTTP Host and Origin rules (DNS-rebinding protection)', () => {
   it('accepts loopback names only with the server port, plus configured hosts', () => {
@@ -46,7 +47,7 @@ describe('HTTP Host and Origin rules (DNS-rebinding protection)', () => {
 
   it("lets a browser tool on an origin in SVC_ALLOWED_ORIGINS (the MCP Inspector's UI) ask first and read the answers", async () => {
     const inspector = 'http://localhost:6274';
-    const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', 'http://127.0.0.1:9'], { SVC_ALLOWED_ORIGINS: inspector });
+    const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', 'http://127.0.0.1:9'], { ...RUN_ENV, SVC_ALLOWED_ORIGINS: inspector });
     const server = await startHttpServer(await createRuntime(config, createLogger('silent')));
     try {
       const preflight = await fetch(server.url, {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { formatPretty } from '../../src/log.js';
 
-const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test' };
+const base = { SVC_BASE_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'svc_test0123' };
 const time = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
 
 describe('log format', () => {

@@ -31,8 +31,8 @@ describe('manifest.json', () => {
   });
 
   it('passes the key, URL and switches as the user set them', async () => {
-    const config = loadConfig([], await hostEnv({ api_key: 'svc_abc123', base_url: 'https://api.example.com/v2', read_only: true, confirm: 'destructive', toolsets: 'agents,articles' }));
-    expect(config).toMatchObject({ sandbox: false, apiKey: 'svc_abc123', baseUrl: 'https://api.example.com', readOnly: true, confirm: 'destructive', toolsets: ['agents', 'articles'] });
+    const config = loadConfig([], await hostEnv({ api_key: 'svc_abc12345', base_url: 'https://api.example.com/v2', read_only: true, confirm: 'destructive', toolsets: 'agents,articles' }));
+    expect(config).toMatchObject({ sandbox: false, apiKey: 'svc_abc12345', baseUrl: 'https://api.example.com', readOnly: true, confirm: 'destructive', toolsets: ['agents', 'articles'] });
   });
 
   it('refuses missing credentials and a mistyped mode with a message that names the setting', async () => {

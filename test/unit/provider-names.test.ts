@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { helpText, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { helpText } from '../../src/help.js';
 
-const base = { SVC_BASE_URL: 'https://api.example.com', SVC_API_KEY: 'svc_test' };
+const base = { SVC_BASE_URL: 'https://api.example.com', SVC_API_KEY: 'svc_test0123' };
 
 describe('SVC_PROVIDER_NAMES', () => {
   it("defaults to the sandbox's names, one per documented kind", () => {

@@ -1,15 +1,23 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, normalizeBaseUrl } from '../../src/config.js';
+import { ConfigError, loadConfig, normalizeBaseUrl } from '../../src/config.js';
+import { createRuntime } from '../../src/runtime.js';
+import { startHttpServer } from '../../src/transports/http.js';
+import { RUN_ENV } from '../support/run-env.js';
 import { ApiClient } from '../../src/http/client.js';
 import { NotFoundError } from '../../src/http/errors.js';
 import { LimiterRegistry } from '../../src/http/limiter.js';
 import { createLogger } from '../../src/log.js';
-import { parseSandboxArgs } from '../../src/sandbox/serve.js';
+import { parseSandboxArgs, runSandboxCli } from '../../src/sandbox/serve.js';
 import { connect, sandboxEnv } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
 const logger = createLogger('silent');
-const key = { SVC_API_KEY: 'svc_test' };
+const key = { SVC_API_KEY: 'svc_test0123' };
 const sandbox = useSandbox();
 
 function apiAt(baseUrl: string) {
@@ -86,6 +94,57 @@ describe('a 404 from an unknown route', () => {
       expect((result.content as Array<{ text: string }>)[0].text).toMatch(/no such route \(404\).*Set SVC_BASE_URL to the API's origin/);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('first contact (issue 34): each mistake names the setting to change', () => {
+  it('a sandbox setting without the sandbox says to add --sandbox, from a flag or the environment', () => {
+    expect(() => loadConfig(['--sandbox-conversations', '1000'], {})).toThrow(
+      /^--sandbox-conversations shapes the embedded sandbox, which is off: add --sandbox .*"svc-mcp sandbox --sandbox-conversations \.\.\."/,
+    );
+    expect(() => loadConfig([], { SVC_SANDBOX_RATE_LIMIT: 'off', SVC_BASE_URL: 'http://127.0.0.1:1', ...key })).toThrow(
+      /^SVC_SANDBOX_RATE_LIMIT shapes the embedded sandbox, which is off: add --sandbox/,
+    );
+    expect(loadConfig(['--sandbox', '--sandbox-conversations', '1000'], {}).sandboxConversations).toBe(1000);
+  });
+
+  it('a port in use stops the start with the flag to change, over HTTP and for svc-mcp sandbox', async () => {
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const runtime = await createRuntime(loadConfig(['--transport', 'http', '--http-port', String(port), '--base-url', sandbox.url], RUN_ENV), logger);
+      try {
+        await expect(startHttpServer(runtime)).rejects.toThrow(
+          new ConfigError(`port ${port} on 127.0.0.1 is already in use (another svc-mcp, or another program): choose a free one with --http-port (SVC_HTTP_PORT), or stop what holds it`),
+        );
+      } finally {
+        await runtime.close();
+      }
+      await expect(runSandboxCli({ port })).rejects.toThrow(/^port \d+ on 127\.0\.0\.1 is already in use .*choose a free one with --port,/);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('a throwaway --sandbox run writes nothing to the state folder, even with SVC_CONFIRM_SECRET or --auth oauth; a real one does', async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-xdg-'));
+    const userState = path.join(home, 'svc-mcp');
+    const secrets = { XDG_STATE_HOME: home, SVC_CONFIRM_SECRET: 'c'.repeat(32), SVC_AUTH_SECRET: 'a'.repeat(32) };
+    try {
+      for (const argv of [['--sandbox'], ['--sandbox', '--transport', 'http', '--auth', 'oauth']]) {
+        const runtime = await createRuntime(loadConfig(argv, { ...RUN_ENV, ...secrets }), logger);
+        await runtime.state.claim('tokens', 'a-mac', Date.now() + 60_000);
+        await runtime.close();
+        expect(existsSync(userState), argv.join(' ')).toBe(false);
+      }
+      // Not a sandbox: the same secret keeps spent tokens where a restart finds them.
+      const hosted = await createRuntime(loadConfig([], { ...RUN_ENV, ...secrets, ...sandboxEnv(sandbox) }), logger);
+      await hosted.close();
+      expect(existsSync(userState)).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -7,8 +7,9 @@ import { loadConfig } from '../../src/config.js';
 import { createMcpServer } from '../../src/engine/server.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { instrumentTransport, startTelemetry, stopTelemetry, telemetryWanted } from '../../src/telemetry.js';
+import { startTelemetry, stopTelemetry, telemetryObservers, telemetryWanted } from '../../src/telemetry.js';
 import { useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const spans = new InMemorySpanExporter();
 const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -22,11 +23,13 @@ let client: Client;
 
 beforeAll(async () => {
   await startTelemetry({ env: {}, spanExporter: spans, metricReader: reader });
-  runtime = await createRuntime(loadConfig(['--base-url', sandbox.url, '--confirm', 'none'], { SVC_API_KEY: sandbox.keys.admin }), createLogger('silent'));
+  runtime = await createRuntime(loadConfig(['--base-url', sandbox.url, '--confirm', 'none'], { ...RUN_ENV, SVC_API_KEY: sandbox.keys.admin }), createLogger('silent'));
   const server = createMcpServer({ ...runtime, apiKey: sandbox.keys.admin });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  instrumentTransport(serverSide, 'pipe');
+  await server.connect(
+    serverSide,
+    telemetryObservers('pipe', () => undefined),
+  );
   client = new Client({ name: 'telemetry-test', version: '1.0.0' });
   await client.connect(clientSide);
 });

@@ -67,7 +67,11 @@ export async function openHostPage(browser: Browser, viewClient: ViewClient): Pr
     errors,
     async show({ html, toolName, args, result, theme = 'light', width = 960 }) {
       await page.evaluate((options) => (globalThis as unknown as HostWindow).host.show(options), { html, toolName, args, result, theme, width });
-      const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+      // The view's iframe is the newest: the one it replaced may still be listed until Playwright hears it was detached.
+      const frame = page
+        .frames()
+        .filter((candidate) => candidate !== page.mainFrame() && !candidate.isDetached())
+        .at(-1);
       if (!frame) throw new Error('the view frame did not load');
       return frame;
     },

@@ -162,6 +162,7 @@ export const explainTool = defineTool({
   title: 'Explain why a metric moved',
   words: 'why diagnose root cause driver reason behind jump spike drop rise fall increase decrease worse better attribution breakdown contributing',
   scope: 'read',
+  core: true,
   description:
     'Why the thumbs-down rate, CSAT or escalations moved against the window before: each agent, source, channel and article used with its share of the change, and what changed in the knowledge meanwhile. For raw counts: conversation_stats.',
   input: explainInput,

@@ -1,39 +1,66 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
-  InitializeRequestSchema,
   isJSONRPCRequest,
+  JSONRPCMessageSchema,
   McpError,
   type CallToolRequest,
   type CallToolResult,
   type CreateTaskResult,
   type JSONRPCMessage,
   type JSONRPCRequest,
-  type MessageExtraInfo,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { isRecord } from '../json.js';
-import { messageJson } from './output.js';
-import type { Extra } from './types.js';
+import {
+  assertHandlerCapability,
+  initializeSchema,
+  ownInitializeCheck,
+  requestDispatchOf,
+  requestHandlerTableOf,
+  setBaseRequestHandler,
+  sseWritingOf,
+  type InitializeCheck,
+  type TableHandler,
+} from './internals.js';
 
-/** Work the SDK would do on every message or with every server, spared where nothing reads its result. */
+/**
+ * Work the SDK does on every message or with every server that nothing here reads, spared. Each
+ * shortcut takes `on` (SVC_SDK_SHORTCUTS): off, the SDK does its own work throughout. Each
+ * stands aside when the member it needs is not there (`internals.ts`).
+ */
 
 /**
  * The SDK's checker of elicitation answers, built for the first answer to check rather than with
  * every server: building it (Ajv and its formats) took about 5 ms of a cold start and 1.6 ms of
  * every HTTP session, and most sessions never elicit. One per session, as the SDK's own default.
+ * Off: none is given, and the SDK builds its own with the server.
  */
-export function validatorOnFirstUse(): jsonSchemaValidator {
+export function validatorOnFirstUse(on: boolean): jsonSchemaValidator | undefined {
+  if (!on) return undefined;
   let validator: AjvJsonSchemaValidator | undefined;
   return { getValidator: (schema) => (validator ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
-type Deliver = NonNullable<Transport['onmessage']>;
+/**
+ * A message read off a wire (stdio), checked as the SDK's transports check it: a request in the
+ * plain form (`isPlainRequest`) as it is, any other through the SDK's message schema; undefined
+ * when it is no JSON-RPC message. Off: always the schema.
+ */
+export function jsonRpcMessageOf(raw: unknown, on: boolean): JSONRPCMessage | undefined {
+  if (on && isPlainRequest(raw)) return raw;
+  const parsed = JSONRPCMessageSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export type Deliver = NonNullable<Transport['onmessage']>;
 
 /**
  * The SDK's delivery asks of every incoming message whether it is a response before it asks
@@ -41,15 +68,16 @@ type Deliver = NonNullable<Transport['onmessage']>;
  * about 40 µs a call alone and 85 µs under 50 clients. A message that parses as a request is
  * neither response (all three schemas are strict, and only a request has `method`), so it goes
  * straight to the dispatch the SDK's delivery would reach, `_onrequest`, as does a request in the
- * plain form (`isPlainRequest`) without that parse; every other message takes the SDK's way. The SDK's delivery first calls whatever `onmessage` the transport had before
- * `connect`: this server's transports have none. Without `_onrequest` (another SDK version) every
- * message takes the SDK's way; a test says so. With `initializeChecksByMethod` for HTTP, a call
- * fails no zod parse at all on its way in or out, which a test counts.
+ * plain form (`isPlainRequest`) without that parse; every other message takes the SDK's way. The
+ * SDK's delivery first calls whatever `onmessage` the transport had before `connect`: this
+ * server's transports have none. Without `_onrequest` every message takes the SDK's way. With
+ * `initializeChecksByMethod` for HTTP, a call fails no zod parse at all on its way in or out,
+ * which a test counts.
  */
-export function requestsStraightToDispatch(server: Server, deliver: Deliver): Deliver {
-  const dispatch = (server as unknown as { _onrequest?: (request: JSONRPCRequest, extra?: MessageExtraInfo) => void })._onrequest;
-  if (typeof dispatch !== 'function') return deliver;
-  return (message, extra) => (isPlainRequest(message) || isJSONRPCRequest(message) ? dispatch.call(server, message, extra) : deliver(message, extra));
+export function requestsStraightToDispatch(server: Server, deliver: Deliver, on: boolean): Deliver {
+  const dispatch = on ? requestDispatchOf(server) : undefined;
+  if (!dispatch) return deliver;
+  return (message, extra) => (isPlainRequest(message) || isJSONRPCRequest(message) ? dispatch(message, extra) : deliver(message, extra));
 }
 
 const PLAIN_REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -93,8 +121,8 @@ function isPlainMeta(meta: unknown): boolean {
   return meta.progressToken === undefined || isIdOrToken(meta.progressToken);
 }
 
-type ToolCallHandler = (request: CallToolRequest, extra: Extra) => CallToolResult | CreateTaskResult | Promise<CallToolResult | CreateTaskResult>;
-type RequestHandler = (request: unknown, extra: Extra) => unknown;
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolCallHandler = (request: CallToolRequest, extra: CallExtra) => CallToolResult | CreateTaskResult | Promise<CallToolResult | CreateTaskResult>;
 
 /** What the base protocol would check of a tools/call before the handler where the SDK's handler table is not there: its method. */
 const TOOL_CALL_METHOD = CallToolRequestSchema.pick({ method: true }).loose();
@@ -107,27 +135,28 @@ const TOOL_CALL_METHOD = CallToolRequestSchema.pick({ method: true }).loose();
  * `setRequestHandler`, whose wrapper parses the request once more only to check its method, the
  * key it was found by. A request in the plain form (`isPlainRequest`) is taken as it is, any other
  * parsed once, and one that does not parse is refused as the SDK refuses it (-32602, "Invalid
- * tools/call request"). Without the table (another SDK version) the base protocol installs it; a
- * test says so.
+ * tools/call request"). Without the table the base protocol installs it. Off: the SDK's own
+ * `setRequestHandler`, wrapper and result check included.
  */
-export function setToolCallHandler(server: Server, handler: ToolCallHandler): void {
-  const handleCall: RequestHandler = (request, extra) => {
+export function setToolCallHandler(server: Server, handler: ToolCallHandler, on: boolean): void {
+  if (!on) {
+    server.setRequestHandler(CallToolRequestSchema, handler);
+    return;
+  }
+  const handleCall = (request: unknown, extra: CallExtra) => {
     if (isPlainToolCall(request)) return handler(request, extra);
     const parsed = CallToolRequestSchema.safeParse(request);
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${parsed.error.message}`);
     return handler(parsed.data, extra);
   };
-  const table = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (!(table instanceof Map)) {
-    Protocol.prototype.setRequestHandler.call(server, TOOL_CALL_METHOD, handleCall as never);
+  const table = requestHandlerTableOf(server);
+  if (!table) {
+    setBaseRequestHandler(server, TOOL_CALL_METHOD, handleCall as TableHandler);
     return;
   }
-  (server as unknown as { assertRequestHandlerCapability(method: string): void }).assertRequestHandlerCapability('tools/call');
-  table.set('tools/call', handleCall);
+  assertHandlerCapability(server, 'tools/call');
+  table.set('tools/call', handleCall as TableHandler);
 }
-
-/** The initialize schema's `safeParse`, as the SDK's `isInitializeRequest` calls it. */
-type InitializeCheck = (value: unknown, params?: unknown) => { success: boolean };
 
 let initializeByMethod = false;
 
@@ -138,41 +167,33 @@ let initializeByMethod = false;
  * clients, some 6 % of the server's CPU. That schema's method is the literal "initialize", so an
  * object with any other method cannot pass it: such a message fails at once, with the failure the
  * schema gives for a wrong method alone (built once; the SDK reads only `success`). Anything else
- * is parsed whole as before. A property test holds the two to the same answer. Without `safeParse`
- * as the schema's own property (another zod or SDK version), the SDK's way stays; a test says so.
+ * is parsed whole as before. A property test holds the two to the same answer. The schema is the
+ * whole process's, so this is installed once, by the first HTTP server that starts with it on.
  */
-export function initializeChecksByMethod(): void {
-  const schema = InitializeRequestSchema as unknown as { safeParse: InitializeCheck };
-  const parse = Object.getOwnPropertyDescriptor(schema, 'safeParse')?.value as InitializeCheck | undefined;
-  if (initializeByMethod || typeof parse !== 'function') return;
+export function initializeChecksByMethod(on: boolean): void {
+  const parse = on && !initializeByMethod ? ownInitializeCheck() : undefined;
+  if (!parse) return;
   let wrongMethod: ReturnType<InitializeCheck> | undefined;
-  const otherMethod = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { method?: unknown }).method !== 'initialize';
-  schema.safeParse = (value, params) => (otherMethod(value) ? (wrongMethod ??= parse(WRONG_METHOD_ONLY)) : parse(value, params));
+  const otherMethod = (value: unknown) => isRecord(value) && value.method !== 'initialize';
+  initializeSchema.safeParse = (value, params) => (otherMethod(value) ? (wrongMethod ??= parse(WRONG_METHOD_ONLY)) : parse(value, params));
   initializeByMethod = true;
 }
 
 /** A whole initialize but for its method: what the schema answers for a wrong method alone. */
 const WRONG_METHOD_ONLY = { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'client', version: '1' } } };
 
-type SseEventWriter = (controller: { enqueue(chunk: Uint8Array): void }, encoder: { encode(text: string): Uint8Array }, message: JSONRPCMessage, eventId?: string) => boolean;
-interface SseWriting {
-  writeSSEEvent?: SseEventWriter;
-  onerror?: (error: Error) => void;
-}
-
 /**
  * The Streamable HTTP transport writes each answer as an SSE event of `JSON.stringify(message)`;
- * here it writes `messageJson(message)`, which does not serialise a shaped result's structured
- * content a second time. The event is framed as the SDK frames it, and a test compares the bytes
- * with the SDK's own. Without that method on the transport inside (another SDK version), the
- * SDK's way stays; a test says so.
+ * here it writes `serialise(message)`, which may reuse JSON already made (the engine's
+ * `messageJson` does not serialise a shaped result's structured content a second time). The event
+ * is framed as the SDK frames it, and a test compares the bytes with the SDK's own.
  */
-export function eventsSerialisedOnce(transport: StreamableHTTPServerTransport): void {
-  const inner = (transport as unknown as { _webStandardTransport?: SseWriting })._webStandardTransport;
-  if (typeof inner?.writeSSEEvent !== 'function') return;
+export function eventsSerialisedOnce(transport: StreamableHTTPServerTransport, serialise: (message: JSONRPCMessage) => string, on: boolean): void {
+  const inner = on ? sseWritingOf(transport) : undefined;
+  if (!inner) return;
   inner.writeSSEEvent = (controller, encoder, message, eventId) => {
     try {
-      controller.enqueue(encoder.encode(`event: message\n${eventId ? `id: ${eventId}\n` : ''}data: ${messageJson(message)}\n\n`));
+      controller.enqueue(encoder.encode(`event: message\n${eventId ? `id: ${eventId}\n` : ''}data: ${serialise(message)}\n\n`));
       return true;
     } catch (error) {
       inner.onerror?.(error as Error);
