@@ -442,10 +442,10 @@ if (wanted('scale')) {
 
 if (wanted('mirror')) {
   const MIRROR_N = 100_000;
-  const QUESTIONS = 20;
+  const QUESTIONS = 40;
   const scaled = await startSandbox({ conversations: MIRROR_N, rateLimit: 'off' });
   const pages = () => scaled.requests.filter((request) => request.path === '/v2/bots/public' || request.path === '/v2/hc-interactions/public').length;
-  const row = { ratio: [] as number[], growth: [] as number[], drift: [] as number[], stats: [] as number[], query: [] as number[], beyond: [] as number[], syncSeconds: [] as number[] };
+  const row = { ratio: [] as number[], growth: [] as number[], peak: [] as number[], drift: [] as number[], stats: [] as number[], query: [] as number[], beyond: [] as number[], syncSeconds: [] as number[] };
   const sql = `SELECT a.name, strftime(c."createdAt", '%Y-%m') AS month, count(*) AS answers, count(*) FILTER (WHERE e.approved = false) AS "thumbsDown"
     FROM conversations c JOIN events e ON e."interactionId" = c.id JOIN agents a ON a.id = c."botId" WHERE e.role = 'svcbot' GROUP BY ALL ORDER BY 1, 2`;
   for (let round = 0; round < ROUNDS; round++) {
@@ -459,12 +459,14 @@ if (wanted('mirror')) {
     if (sync.isError) throw new Error(`sync_workspace failed: ${JSON.stringify(sync.content)}`);
     const until = Date.now();
     row.ratio.push(pages() / requestFloor(scaled, until - 365 * DAY_MS, until));
-    const synced = (await server.memory()).rss;
-    row.growth.push(synced - idle);
+    row.peak.push(memoryOf(server.pid).peak - idle);
+    // What holding the mirror costs, once the engine's allocator has given back what the sync freed (it does so within seconds).
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    row.growth.push((await server.memory()).rss - idle);
     scaled.clearRequests();
     const statsTimes: number[] = [];
     const queryTimes: number[] = [];
-    let first = 0;
+    const resident: number[] = [];
     for (let question = 0; question < QUESTIONS; question++) {
       let at = performance.now();
       const stats = (await server.client.callTool({ name: 'conversation_stats', arguments: { since: '365d', groupBy: ['agent', 'month'] } })) as CallToolResult;
@@ -473,9 +475,10 @@ if (wanted('mirror')) {
       const query = (await server.client.callTool({ name: 'query_workspace', arguments: { sql } })) as CallToolResult;
       queryTimes.push(performance.now() - at);
       if (stats.isError || query.isError) throw new Error(`a question failed: ${JSON.stringify([stats.content, query.content])}`);
-      if (question === 0) first = (await server.memory()).rss;
+      resident.push((await server.memory()).rss);
     }
-    row.drift.push((await server.memory()).rss - first);
+    // Single readings swing by 10-20 MB as the engine's allocator keeps and returns memory: the trend is the last ten's median against the second ten's.
+    row.drift.push(median(resident.slice(-10)) - median(resident.slice(10, 20)));
     row.beyond.push(scaled.requests.filter((request) => request.path.startsWith('/v2')).length);
     row.stats.push(median(statsTimes));
     row.query.push(median(queryTimes));
@@ -484,8 +487,8 @@ if (wanted('mirror')) {
   await scaled.close();
   say(
     `the workspace mirror at ${MIRROR_N.toLocaleString('en')} conversations (svc-mcp over stdio, budget lifted, a fresh process per round):`,
-    `  first sync of 365 days: conversation requests against the floor ${ratioFigure('mirrorSyncRatio', row.ratio, { most: 1.05 })}, in ${figure('mirrorSyncSeconds', row.syncSeconds, (value) => `${value.toFixed(1)} s`)}; RSS growth ${figure('mirrorRssGrowth', row.growth, mb)} (target <= 200 MB: ${verdict(median(row.growth) <= 200)})`,
-    `  then ${QUESTIONS} rounds of questions: conversation_stats by agent and month p50 ${figure('mirrorStatsP50', row.stats, ms)} (target < 300 ms: ${verdict(median(row.stats) < 300)}), query_workspace GROUP BY p50 ${figure('mirrorQueryP50', row.query, ms)} (target < 300 ms: ${verdict(median(row.query) < 300)}); upstream requests ${figure('mirrorRequestsAfter', row.beyond, String)} (target 0: ${verdict(Math.max(...row.beyond) === 0)}); RSS from the first question to the last ${figure('mirrorRssDrift', row.drift, mb)} (flat: target < 2 MB: ${verdict(median(row.drift) < 2)})`,
+    `  first sync of 365 days: conversation requests against the floor ${ratioFigure('mirrorSyncRatio', row.ratio, { most: 1.05 })}, in ${figure('mirrorSyncSeconds', row.syncSeconds, (value) => `${value.toFixed(1)} s`)}; RSS growth held (5 s after) ${figure('mirrorRssGrowth', row.growth, mb)} (target <= 200 MB: ${verdict(median(row.growth) <= 200)}), peak during the sync ${figure('mirrorRssPeak', row.peak, mb)} above idle`,
+    `  then ${QUESTIONS} rounds of questions: conversation_stats by agent and month p50 ${figure('mirrorStatsP50', row.stats, ms)} (target < 300 ms: ${verdict(median(row.stats) < 300)}), query_workspace GROUP BY p50 ${figure('mirrorQueryP50', row.query, ms)} (target < 300 ms: ${verdict(median(row.query) < 300)}); upstream requests ${figure('mirrorRequestsAfter', row.beyond, String)} (target 0: ${verdict(Math.max(...row.beyond) === 0)}); RSS trend over the questions (median of the last 10 less that of questions 11-20) ${figure('mirrorRssDrift', row.drift, mb)} (flat: target < 2 MB: ${verdict(median(row.drift) < 2)})`,
   );
 }
 
