@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { eventsSerialisedOnce } from '../engine/sdk-costs.js';
+import { prototypeKeyProblem } from '../engine/prototype-keys.js';
 import { createMcpServer } from '../engine/server.js';
 import { instrumentTransport } from '../telemetry.js';
 import { allowBrowser, answerPreflight } from './cors.js';
@@ -35,6 +36,8 @@ export async function mcpPost(ctx: HttpContext, req: IncomingMessage, res: Serve
   if (!caller) return;
   const body = await readJson(req, ctx.config.maxMessageBytes);
   log.rpc = rpcMethods(body);
+  const prototypeKey = prototypeKeyProblem(body);
+  if (prototypeKey) return rpcError(res, 400, -32600, `Invalid request: ${prototypeKey}`);
   if (ctx.config.stateless) return serveStateless(ctx, req, res, caller.credentials, body);
   if (caller.sessionId) return serveSession(ctx, req, res, caller, body, log);
   if (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)) return openSession(ctx, req, res, caller.credentials, body, log);

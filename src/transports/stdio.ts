@@ -5,6 +5,7 @@ import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { messageJson } from '../engine/output.js';
 import { createMcpServer } from '../engine/server.js';
+import { prototypeKeyProblem } from '../engine/prototype-keys.js';
 import { isPlainRequest } from '../engine/sdk-costs.js';
 import type { Runtime } from '../runtime.js';
 import { instrumentTransport } from '../telemetry.js';
@@ -107,6 +108,11 @@ export class BoundedStdioTransport implements Transport {
       raw = JSON.parse(line);
     } catch {
       this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
+      return;
+    }
+    const prototypeKey = prototypeKeyProblem(raw);
+    if (prototypeKey) {
+      this.answerError(idOf(raw), ErrorCode.InvalidRequest, `Invalid request: ${prototypeKey}`);
       return;
     }
     const parsed = isPlainRequest(raw) ? { success: true as const, data: raw } : JSONRPCMessageSchema.safeParse(raw);
