@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { unsafeFolderReason } from '../folder-safety.js';
 import { checkSpace, storedId, type StateStore } from './store.js';
 
 /** How often expired records are removed from disk, at most. */
@@ -27,9 +28,16 @@ export class FileStateStore implements StateStore {
     this.sweeper.unref();
   }
 
-  /** Opens (creating) the folder and checks it can be written, so a start fails with a clear reason rather than a later call. */
+  /**
+   * Opens (creating) the folder and checks it can be written and that no one else can, so a start
+   * fails with a clear reason rather than a later call, or a record another user deleted.
+   */
   static async open(dir: string, now: () => number = Date.now): Promise<FileStateStore> {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const folder of [dir, ...(await spaceFolders(dir))]) {
+      const unsafe = await unsafeFolderReason(folder, folder === dir ? 'follow' : 'refuse');
+      if (unsafe) throw new Error(folder === dir ? unsafe : `${path.relative(dir, folder)} in it: ${unsafe}`);
+    }
     const probe = path.join(dir, `.probe-${randomBytes(6).toString('hex')}`);
     await fs.writeFile(probe, '', { mode: 0o600 });
     await fs.unlink(probe);
@@ -150,6 +158,12 @@ export class FileStateStore implements StateStore {
       }
     }
   }
+}
+
+/** The folders of the spaces already there. */
+async function spaceFolders(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  return entries.filter((entry) => !entry.isFile()).map((entry) => path.join(dir, entry.name));
 }
 
 function record(value: string, expiresAt: number): string {
