@@ -27,7 +27,7 @@ const GUIDE = `# Using the Support-Agent Workspace tools
 
 ## Changes need confirmation
 - Write tools ask the user before sending (MCP elicitation); the question says what the write will do (which live article a publish overwrites and its version, the fields an update changes, what a delete removes, the names on both sides of a move or an assignment) and shows the exact request.
-- Clients without elicitation get the same preview and a confirmToken, and nothing is sent. Show the preview to the user; once they agree, call the same tool with the same arguments plus confirm: "<confirmToken>". The token sends exactly that request with the same API key, once, within about 10 minutes, and only as given (unchanged text). A refused token is an error naming why (refused: mismatch, expired or invalid come with a fresh preview; spent comes with none: it already sent). confirm: true alone only previews.
+- Clients without elicitation get the same preview and a confirmToken, and nothing is sent. Show the preview to the user; once they agree, call the same tool with the same arguments plus confirm: "<confirmToken>". The token sends exactly that request with the same API key, once, within about 10 minutes, and only as given (unchanged text). A refused token is an error naming why (refused: mismatch, expired, invalid or elsewhere, a token another server issued, come with a fresh preview; spent comes with none: it already sent). confirm: true alone only previews.
 - Deletes (delete_conversation, delete_article, delete_folder) are permanent; delete_conversation reports success even for unknown ids.
 
 ## Workflows

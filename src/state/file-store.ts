@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { unsafeFolderReason } from '../folder-safety.js';
-import { checkSpace, storedId, type StateStore } from './store.js';
+import { checkSpace, newStoreId, storedId, type StateStore } from './store.js';
 
 /** How often expired records are removed from disk, at most. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -22,6 +22,7 @@ export class FileStateStore implements StateStore {
 
   private constructor(
     private readonly dir: string,
+    readonly id: string,
     private readonly now: () => number,
   ) {
     this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_EVERY_MS);
@@ -41,7 +42,7 @@ export class FileStateStore implements StateStore {
     const probe = path.join(dir, `.probe-${randomBytes(6).toString('hex')}`);
     await fs.writeFile(probe, '', { mode: 0o600 });
     await fs.unlink(probe);
-    const store = new FileStateStore(dir, now);
+    const store = new FileStateStore(dir, await storeIdOf(dir), now);
     void store.sweep().catch(() => undefined);
     return store;
   }
@@ -158,6 +159,28 @@ export class FileStateStore implements StateStore {
       }
     }
   }
+}
+
+/**
+ * The folder's store id, made by the first process to open it and kept in `store-id`: every process
+ * sharing the folder shares the id, and with it the tokens it records as spent.
+ */
+async function storeIdOf(dir: string): Promise<string> {
+  const file = path.join(dir, 'store-id');
+  // Written whole under a name of its own, then linked into place: a process that loses the race reads the winner's id, never half of it.
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  await fs.writeFile(temporary, newStoreId(), { flag: 'wx', mode: 0o600 });
+  try {
+    await fs.link(temporary, file);
+    await syncFolder(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await fs.unlink(temporary);
+  }
+  const id = (await fs.readFile(file, 'utf8')).trim();
+  if (!/^[0-9a-f]{12}$/.test(id)) throw new Error(`${file} does not hold a store id (12 hex digits); delete it to make a new one`);
+  return id;
 }
 
 /** The folders of the spaces already there. */

@@ -174,10 +174,15 @@ function notFound(_ctx: HttpContext, _req: IncomingMessage, res: ServerResponse)
   sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` });
 }
 
-function logReady({ config, logger, sandbox }: Runtime, url: string): void {
+function logReady({ config, logger, sandbox, state }: Runtime, url: string): void {
   if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecretGiven) {
     logger.warn(
       'SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.',
+    );
+  } else if (config.stateless && !config.redisUrl && config.confirm !== 'none') {
+    logger.warn(
+      { store: state.id },
+      "SVC_STATELESS without SVC_REDIS_URL: a confirmation token sends only through the node that issued it (it names this node's spent store), and another node refuses it. Behind a load balancer, share the spent store through SVC_REDIS_URL.",
     );
   }
   logger.info(
