@@ -11,7 +11,7 @@ import { viewUri } from '../views/index.js';
 /** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_tool`) to the rest. */
 export const CORE_TOOLSET = 'core';
 
-type Surface = Pick<Config, 'toolsets' | 'readOnly'>;
+type Surface = Pick<Config, 'toolsets' | 'readOnly' | 'readOnlyGrant'>;
 
 /** Whether the session's surface is `core`, so the gateway tools are listed and reach the whole catalog. */
 export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
@@ -50,6 +50,9 @@ export function unreachableReason(catalog: ToolGroup[], config: Surface, name: s
   const group = catalog.find((candidate) => candidate.tools.some((tool) => tool.name === name));
   if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
   if (config.readOnly && group.tools.find((tool) => tool.name === name)?.scope === 'write') {
+    if (config.readOnlyGrant) {
+      return `Unknown tool ${name} in this session: it changes data, and the access granted when this application was signed in is read-only (the person chose "Read only"); nothing was sent. To make changes, sign in again without it.`;
+    }
     return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
   }
   return `Unknown tool ${name} here: its group ${group.name} is not in SVC_TOOLSETS; nothing was sent.`;
