@@ -14,9 +14,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     res.end();
     return;
   }
-  // A body not yet whole (refused before it was read, or cut off) is not waited for: the connection closes after the answer.
-  const unread = res.req.complete ? {} : { connection: 'close' };
-  res.writeHead(status, { 'content-type': 'application/json', ...unread, ...headers });
+  // A body not yet whole (refused before it was read, or cut off) is neither waited for nor read to its
+  // end: the connection closes once the answer is out, so a made-up key's 4 MiB costs its headers only.
+  const unread = !res.req.complete;
+  if (unread) res.once('finish', () => res.req.socket.destroy());
+  res.writeHead(status, { 'content-type': 'application/json', ...(unread ? { connection: 'close' } : {}), ...headers });
   res.end(JSON.stringify(body));
 }
 
