@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ClientAddresses } from '../../src/transports/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
-import { apiRequests } from '../support/harness.js';
+import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
 /**
@@ -183,5 +183,35 @@ describe('prototype names over HTTP (issue 32)', () => {
     expect(answer.status).toBe(400);
     expect(await answer.text()).toContain('params.__proto__');
     expect(apiRequests(sandbox)).toEqual([]);
+  });
+});
+
+describe('a key without the write scope (issue 32)', () => {
+  it("meets the API's 403 once; its next writes are refused before any preview or token, and nothing is sent", async () => {
+    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly) });
+    const admin = await connect({ env: sandboxEnv(sandbox, sandbox.keys.admin) });
+    try {
+      const preview = await readOnly.call('create_folder', { name: 'scope-1' });
+      const token = (preview.structuredContent as { confirmToken: string }).confirmToken;
+      const refused = await readOnly.call('create_folder', { name: 'scope-1', confirm: token });
+      expect(textOf(refused)).toContain('403');
+      sandbox.clearRequests();
+      for (const [tool, args] of [
+        ['create_folder', { name: 'scope-2' }],
+        ['delete_conversation', { interactionId: 'c-1' }],
+      ] as const) {
+        const again = await readOnly.call(tool, args);
+        expect(again.isError).toBe(true);
+        expect(textOf(again)).toMatch(/was not previewed and nothing was sent: the workspace API refused this key's last write with 403/);
+        expect(again.structuredContent).toBeUndefined();
+      }
+      expect(sandbox.requests).toEqual([]);
+      // Reads go on; another key's writes are its own.
+      expect((await readOnly.call('list_folders')).isError).toBeFalsy();
+      expect((await admin.call('create_folder', { name: 'scope-3' })).structuredContent).toHaveProperty('confirmToken');
+    } finally {
+      await readOnly.close();
+      await admin.close();
+    }
   });
 });

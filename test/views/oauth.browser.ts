@@ -158,7 +158,7 @@ describe('the authorization page in Chromium', () => {
     await auth(oauth, { serverUrl: mcpUrl });
     // The page's own fields, copied into a form on another site that posts itself there.
     await page.goto(oauth.authorizationUrl!.href);
-    const fields = await page.locator('input[type=hidden]').evaluateAll((inputs) => inputs.map((input) => [(input as HTMLInputElement).name, (input as HTMLInputElement).value]));
+    const fields = await page.locator('input[type=hidden]').evaluateAll((inputs) => inputs.map((input) => [input.getAttribute('name') ?? '', input.getAttribute('value') ?? '']));
     const hidden = fields.map(([name, value]) => `<input type="hidden" name="${name}" value="${value.replaceAll('"', '&quot;')}">`).join('');
     frameTarget = '';
     await page.goto(`${clientOrigin}/frame`);
@@ -166,7 +166,7 @@ describe('the authorization page in Chromium', () => {
       `<form method="post" action="${new URL('/authorize', mcpUrl).href}">${hidden}<input name="api_key" value="${sandbox.keys.admin}"><input name="decision" value="allow"></form><script>document.forms[0].submit()</script>`,
     );
     await page.waitForLoadState('load');
-    await page.waitForFunction(() => document.title.includes('svc-mcp'));
+    await page.waitForURL(/\/authorize$/);
     expect(page.url()).not.toContain(`${clientOrigin}/callback`);
     expect(await page.content()).toContain('This form was not sent from this page');
     await page.close();
