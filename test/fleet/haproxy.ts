@@ -16,7 +16,7 @@ function haproxyInstalled(): boolean {
 }
 
 /**
- * The configuration the README documents for a fleet, with the listener and node ports filled in:
+ * The configuration src/oauth/HOSTING.md documents for a fleet, with the listener and node ports filled in:
  * round-robin over stateless nodes, readiness checks on /readyz (a draining node leaves the
  * rotation), and retries only where nothing reached a node (connection refused) or a node said
  * it did nothing (503 while draining), so a write is never sent twice.
