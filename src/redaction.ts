@@ -48,10 +48,10 @@ interface Mask {
 /**
  * What may stand between two characters of a split key: up to 16 of anything but letters, digits
  * and backslashes (spaces, NBSP, line breaks, `", "`, dots, dashes), JSON escapes of such
- * (`\n`, `\u00a0`), and the index a string's characters get in an object of them (`"1":`, `1: `).
+ * (`\n`, `\u00a0`, and those escaped again in serialised JSON), and the index a string's characters get in an object of them (`"1":`, `1: `).
  * Lazy, so that a character of the key that may also separate (`_`, `-`) is taken as the key's first.
  */
-const GAP = String.raw`(?:[^A-Za-z0-9\\]|\\[nrtbf"\\/]|\\u[0-9A-Fa-f]{4}|\d{1,4}"?:){0,16}?`;
+const GAP = String.raw`(?:[^A-Za-z0-9\\]|\\{1,2}(?:[nrtbf"/]|u[0-9A-Fa-f]{4})|\\\\|\d{1,4}"?:){0,16}?`;
 
 /** Any run of this many characters of the key's body, in any listed form, is the key: a key cut short, or without its first characters, too. */
 const RUN = 12;
@@ -147,7 +147,7 @@ class CompiledForm implements Mask {
         if (!step) break;
         run.unshift({ start: run[0].start - step[1].length, end: run[0].start - step[2].length });
       }
-      while (run.length > 1 && run[1].start > run[0].end && isWordCharacter(text, run[0].start - 1)) {
+      while (run.length > 1 && run[1].start > run[0].end && gluedBefore(text, run[0].start)) {
         run.shift();
         first++;
       }
@@ -169,6 +169,13 @@ function execAt(pattern: RegExp, text: string, index: number): RegExpExecArray |
 function isWordCharacter(text: string, index: number): boolean {
   return WORD_CHARACTER.test(text.charAt(index));
 }
+
+/** Whether the character before `index` is a letter or digit of a word, not the end of a JSON escape (`\u00a0`, `\n`) that separates. */
+function gluedBefore(text: string, index: number): boolean {
+  return isWordCharacter(text, index - 1) && !ESCAPE_BEFORE.test(text.slice(Math.max(0, index - 6), index));
+}
+
+const ESCAPE_BEFORE = /\\{1,2}(?:u[0-9A-Fa-f]{4}|[nrtbf])$/;
 
 const WORD_CHARACTER = /[A-Za-z0-9]/;
 

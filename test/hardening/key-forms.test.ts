@@ -190,6 +190,14 @@ describe('runs of the key with any separators (issue 32)', () => {
         const masked = keyRedaction(key).redact(`before ${text} after`);
         expect(showsRun(masked, key), masked).toBe(false);
         expect(masked.startsWith('before ') && masked.endsWith(' after'), masked).toBe(true);
+        // The whole key, its prefix too, as a preview's JSON shows it: separators escaped (`\u00A0`, `\n`).
+        const whole = JSON.stringify([...key].join(joiner))
+          .slice(1, -1)
+          .replace(/\u00a0/g, '\\u00A0');
+        const wholeMasked = keyRedaction(key).redact(`"title": "${whole}"`);
+        expect(showsRun(wholeMasked, key), wholeMasked).toBe(false);
+        // The prefix goes with it, and nothing is left, unless the body holds characters that may also separate (`_`, `-`).
+        if (/^svc_[A-Za-z0-9]+$/.test(key)) expect(wholeMasked).toBe('"title": "********"');
       }),
       { numRuns: 300 },
     );
