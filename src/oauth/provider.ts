@@ -179,32 +179,13 @@ export class StateOAuthProvider implements OAuthServerProvider {
       throw new AccessDeniedError('The person declined to allow access');
     }
     // Whatever goes wrong below, the page comes back with the person's choice as they left it.
-    const readOnly = form.access === 'read';
+    const showAgain = (error: string) => this.showPage(res, client, params, request, form.access === 'read', error);
     const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
-    if (!KEY_SHAPE.test(apiKey)) {
-      return this.showPage(
-        res,
-        client,
-        params,
-        request,
-        readOnly,
-        'That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.',
-      );
-    }
+    if (!KEY_SHAPE.test(apiKey)) return showAgain('That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.');
     // The transport's own check: one at a time per key, answers kept, checks of unknown keys taking turns by client address.
     const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey), ClientAddresses.share(res.req.ip ?? ''));
-    if (verdict.kind !== 'accepted') {
-      return this.showPage(
-        res,
-        client,
-        params,
-        request,
-        readOnly,
-        verdict.kind === 'refused'
-          ? 'The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.'
-          : 'The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.',
-      );
-    }
+    if (verdict.kind === 'refused') return showAgain('The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.');
+    if (verdict.kind === 'unchecked') return showAgain('The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.');
     // Taken only now: one submission wins, and a wrong key could be typed again.
     if (!(await this.state.take(SPACE.request, request))) return this.deadEnd(res, client);
     const grantId = randomBytes(16).toString('hex');
@@ -215,7 +196,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
       redirectUri: pending.redirectUri,
       codeChallenge: pending.codeChallenge,
       resource: pending.resource,
-      readOnly: this.runtime.config.readOnly || readOnly,
+      readOnly: this.runtime.config.readOnly || form.access === 'read',
       sealedKey: this.keys.seal(apiKey, grantId),
     };
     await Promise.all([
