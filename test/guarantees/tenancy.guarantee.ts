@@ -209,6 +209,37 @@ describe('§16 SVC_TRUST_PROXY: only listed proxies say who the client is', () =
   }, 60_000);
 });
 
+describe('§17 the OAuth endpoints of the shipped binary (issue 32)', () => {
+  it('no open redirect, 413 for a large registration, no registration without a return address', async () => {
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-oauth-redirect-'));
+    const server = await startHttpServerProcess({
+      env: { ...upstreamEnv(sandbox), SVC_AUTH: 'oauth', SVC_AUTH_SECRET: 'x'.repeat(32), SVC_STATE_DIR: stateDir, SVC_LOG_LEVEL: 'warn' },
+      args: ['--public-url', 'http://127.0.0.1:1'],
+    });
+    try {
+      const register = (metadata: unknown) => fetch(`${server.base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+      const evil = (await (await register({ client_name: 'x', redirect_uris: ['https://evil.example/landing'], token_endpoint_auth_method: 'none' })).json()) as { client_id: string };
+      const link = new URL(`${server.base}/authorize`);
+      for (const [name, value] of Object.entries({
+        client_id: evil.client_id,
+        redirect_uri: 'https://evil.example/landing',
+        response_type: 'token',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }))
+        link.searchParams.set(name, value);
+      const answer = await fetch(link, { redirect: 'manual' });
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('location')).toBeNull();
+      expect((await register({ client_name: 'x'.repeat(120 * 1024), redirect_uris: ['https://app.example/cb'] })).status).toBe(413);
+      expect((await register({ client_name: 'none', redirect_uris: [] })).status).toBe(400);
+    } finally {
+      await server.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('§16 the state folder and the export folder', () => {
   it('a state folder others can write stops the start, naming the folder and why', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-shared-state-'));
