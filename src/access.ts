@@ -11,7 +11,8 @@ export type KeyVerdict = { kind: 'accepted' } | { kind: 'refused' } | { kind: 'u
 
 /** Asks the API about a key before anything is bound to it: a session, or an OAuth grant. */
 export interface KeyCheck {
-  verify(key: string, keyHash: string): Promise<KeyVerdict>;
+  /** `from`: the client address the check is counted under (ClientAddresses.share), whose checks take turns with other addresses'. */
+  verify(key: string, keyHash: string, from: string): Promise<KeyVerdict>;
 }
 
 /** Why a request is refused: what the HTTP answer says. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_SHAPE } from './access.js';
@@ -24,6 +25,8 @@ export interface Config {
   baseUrl?: string;
   toolsets: 'all' | string[];
   readOnly: boolean;
+  /** Set per HTTP session, never from the environment: read-only because the person's OAuth grant is, not SVC_READ_ONLY. */
+  readOnlyGrant?: boolean;
   confirm: ConfirmMode;
   /** Binds confirmation tokens; shared by every node of a fleet so a token from one node sends on another. */
   confirmSecret: string;
@@ -39,6 +42,8 @@ export interface Config {
   httpPort: number;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; without any, the socket's address is the client's. */
+  trustProxy: string[];
   stateless: boolean;
   exportDir: string;
   maxResultTokens: number;
@@ -193,6 +198,13 @@ export const OPTIONS: Option[] = [
     value: 'LIST',
     help: "Origin header values accepted over HTTP, exactly (scheme, host and port), such as http://localhost:6274 for the MCP Inspector's UI; these origins also get CORS headers.",
     defaultText: "loopback origins of this server's own port only",
+  },
+  {
+    env: 'SVC_TRUST_PROXY',
+    flag: '--trust-proxy',
+    value: 'LIST',
+    help: 'Reverse proxies, as addresses or CIDR ranges (10.0.0.0/8, ::1), whose X-Forwarded-For header names the client: for the per-address limits (key checks, request bodies, OAuth registration and sign-in). Any other sender of that header is not believed.',
+    defaultText: "none: the socket's address is the client's",
   },
   { env: 'SVC_STATELESS', flag: '--stateless', help: 'HTTP without sessions, for a fleet behind a load balancer (confirmation by preview and confirmToken).', default: 'false' },
   { env: 'SVC_EXPORT_DIR', flag: '--export-dir', value: 'DIR', help: 'Folder where export_conversations may write NDJSON files (stdio only).', defaultText: '<tmp>/svc-mcp-exports' },
@@ -408,6 +420,20 @@ function parseList(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`, `127.0.0.1`), each checked, so a typo stops the start rather than trusting nothing or everything. */
+function parseProxies(name: string, text: string): string[] {
+  const entries = parseList(text);
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+      throw new ConfigError(`${name} must be a comma list of IP addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8 (got "${entry}")`);
+    }
+  }
+  return entries;
+}
+
 /** `notes=a,wiki=b`: each kind's wire name; kinds not listed keep their own name, as the sandbox uses them. */
 export function parseProviderNames(text: string): Record<ProviderKind, string> {
   const names = Object.fromEntries(PROVIDER_KINDS.map((kind) => [kind, kind])) as Record<ProviderKind, string>;
@@ -551,6 +577,7 @@ function parseOptions({ text, from, setting }: GivenOptions, env: NodeJS.Process
     httpPort: integer('SVC_HTTP_PORT', 0, 65_535),
     allowedHosts: parseList(text('SVC_ALLOWED_HOSTS') ?? ''),
     allowedOrigins: parseList(text('SVC_ALLOWED_ORIGINS') ?? ''),
+    trustProxy: parseProxies(from('SVC_TRUST_PROXY'), text('SVC_TRUST_PROXY') ?? ''),
     stateless: boolean('SVC_STATELESS'),
     exportDir: path.resolve(text('SVC_EXPORT_DIR') ?? path.join(os.tmpdir(), 'svc-mcp-exports')),
     maxResultTokens: integer('SVC_MAX_RESULT_TOKENS', 500, 1_000_000),

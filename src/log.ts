@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat } from './config.js';
+import { showHiddenInLines, showHiddenOnOneLine } from './hidden-characters.js';
 import { isRecord } from './json.js';
 import { redactLiveKeys } from './live-keys.js';
 
@@ -92,7 +93,7 @@ export function formatPretty(line: string, colors = false): string {
   try {
     record = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line.endsWith('\n') ? line : `${line}\n`;
+    return showHiddenInLines(line.endsWith('\n') ? line : `${line}\n`);
   }
   const level = typeof record.level === 'number' ? record.level : 30;
   const name = (LEVEL_NAMES[level] ?? String(level)).padEnd(5);
@@ -102,13 +103,16 @@ export function formatPretty(line: string, colors = false): string {
   for (const [key, value] of Object.entries(record)) {
     if (OMITTED.has(key) || value === undefined) continue;
     if (key === 'err' && value && typeof value === 'object' && 'stack' in value) {
-      stack = `\n    ${String((value as { stack: unknown }).stack).replaceAll('\n', '\n    ')}`;
+      stack = `\n    ${showHiddenInLines(String((value as { stack: unknown }).stack)).replaceAll('\n', '\n    ')}`;
       continue;
     }
     fields.push(`${key}=${typeof value === 'string' && !/\s|=|"/.test(value) ? value : JSON.stringify(value)}`);
   }
   const label = colors ? `\u001b[${LEVEL_COLORS[level] ?? '0'}m${name}\u001b[0m` : name;
-  return `${[time, label, String(record.msg ?? ''), ...fields].filter(Boolean).join(' ')}${stack}\n`;
+  // What a client chose (an OAuth client's name, a JSON-RPC method) may hold terminal escape sequences or
+  // bidi controls: a person's terminal shows every hidden character escaped, and only our own colours raw.
+  const shown = [String(record.msg ?? ''), ...fields].map(showHiddenOnOneLine);
+  return `${[time, label, ...shown].filter(Boolean).join(' ')}${stack}\n`;
 }
 
 /** Local wall-clock time to the millisecond: what a person compares with their own clock. */

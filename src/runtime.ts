@@ -116,7 +116,7 @@ async function openStateDir(dir: string): Promise<StateStore> {
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new ConfigError(
-      `SVC_STATE_DIR=${dir} cannot be used (${reason}): with SVC_CONFIRM_SECRET or SVC_AUTH=oauth this node keeps spent tokens and grants there so they survive a restart. Point SVC_STATE_DIR at a folder this user can write, or share the state through SVC_REDIS_URL.`,
+      `SVC_STATE_DIR=${dir} cannot be used (${reason}): with SVC_CONFIRM_SECRET or SVC_AUTH=oauth this node keeps spent tokens and grants there so they survive a restart. Point SVC_STATE_DIR at a folder only this user can write, or share the state through SVC_REDIS_URL.`,
     );
   }
 }

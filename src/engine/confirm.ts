@@ -70,7 +70,7 @@ export async function confirmGate({ run, request, input, context, confirm }: Con
   }
 
   const now = options.now ?? Date.now;
-  const binding: TokenBinding = { tool: run.tool.name, request, apiKey: options.apiKey };
+  const binding: TokenBinding = { tool: run.tool.name, request, apiKey: options.apiKey, store: options.state.id };
   if (typeof confirm === 'string') {
     const check = checkToken(options.config.confirmSecret, confirm, binding, now());
     if (!check.ok) return refusal(run.tool.name, check.refused, check.reason, description);

@@ -33,6 +33,11 @@ export function isKeyRefused(error: unknown): boolean {
   return error instanceof AuthenticationError;
 }
 
+/** A write with a key whose last write the API refused with 403 (http/write-refusals.ts): not previewed, since the person's yes would meet the same 403. */
+export function writeRefusedMessage(tool: ToolDefinition, refusedAt: number): string {
+  return `${tool.name} was not previewed and nothing was sent: the workspace API refused this key's last write with 403 at ${new Date(refusedAt).toISOString()} (its answer to a key without the write scope, or to a request about another workspace's data) and has accepted none since. Changes need a key with the write scope; this server asks again ten minutes after that refusal.`;
+}
+
 /** Whether a handler's failed call found no such item (404), so it can report that item instead of failing; a 404 for the route itself is a failure. */
 export function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError && !error.routeNotFound;

@@ -120,7 +120,7 @@ export const ARGUMENT_LIMITS = {
 } as const;
 
 /** Field names that reach object prototypes: refused in every payload, pass-through ones included. */
-const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+export const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Problems with the raw arguments' shape, one `- field: rule` line each: prototype field names

@@ -13,7 +13,7 @@ import { viewUri } from '../views/index.js';
 /** The toolset that lists the most used tools plus the gateway (`find_tools`, `call_read_tool`, `call_write_tool`) to the rest. */
 export const CORE_TOOLSET = 'core';
 
-type Surface = Pick<Config, 'toolsets' | 'readOnly' | 'mirror'>;
+type Surface = Pick<Config, 'toolsets' | 'readOnly' | 'readOnlyGrant' | 'mirror'>;
 
 /** Whether the session's surface is `core`, so the gateway tools are listed and reach the whole catalog. */
 export function hasGateway(config: Pick<Config, 'toolsets'>): boolean {
@@ -58,6 +58,9 @@ export function unreachableReason(catalog: ToolGroup[], config: Surface, name: s
   if (!group) return `Unknown tool ${name}. ${hasGateway(config) ? 'find_tools' : 'tools/list'} names the available tools.`;
   const tool = group.tools.find((candidate) => namesOf(candidate).includes(name));
   if (config.readOnly && tool?.scope === 'write') {
+    if (config.readOnlyGrant) {
+      return `Unknown tool ${name} in this session: it changes data, and the access granted when this application was signed in is read-only (the person chose "Read only"); nothing was sent. To make changes, sign in again without it.`;
+    }
     return `Unknown tool ${name} in read-only mode: it changes data (SVC_READ_ONLY); nothing was sent.`;
   }
   if (tool?.needsMirror && config.mirror === 'off') return `Unknown tool ${name} here: it works on the workspace mirror, which is off (SVC_MIRROR=off).`;

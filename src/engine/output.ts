@@ -3,6 +3,7 @@ import type { CallToolResult, JSONRPCMessage, JSONRPCResultResponse } from '@mod
 import type { ListShape, Quote, ToolDefinition } from './define.js';
 import { isRecord } from '../json.js';
 import { DAY_MS } from './inputs.js';
+import { hasHiddenInLines, SHOWN_DIFFERENTLY, showHiddenInLines, showHiddenOnOneLine } from '../hidden-characters.js';
 
 /** The list tools' `view` option: compact (the default) or every field. */
 export const VIEWS = ['compact', 'full'] as const;
@@ -247,20 +248,8 @@ const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).pa
 /** What every envelope tag starts with: API text holding it is cleaned of this result's tag. */
 const TAG_PREFIX = 'untrusted-data-';
 
-/**
- * Characters that could end a line, fake one, or make text look other than it is: C0 and C1
- * controls and DEL (Cc), Unicode format characters (Cf: the bidirectional controls U+061C, U+200E,
- * U+200F, U+202A-U+202E and U+2066-U+2069; the zero-width U+200B-U+200D, U+2060-U+2064 and U+FEFF;
- * the soft hyphen; the tag characters U+E0000-U+E007F that can hide a whole text), and the line and
- * paragraph separators. Text shows each as an escape (`\u202E`).
- */
-const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
-/** The same, except the line feed: for texts laid out in lines on purpose (previews). */
-const UNSAFE_IN_LINES = /(?!\n)[\p{Cc}\p{Cf}\u2028\u2029]/gu;
-/** UNSAFE_IN_LINES without the global flag, for a test that keeps no state between calls. */
-const HIDDEN_IN_LINES = new RegExp(UNSAFE_IN_LINES.source, 'u');
 /** Text that needs `oneLine`'s work: an unsafe character or something like an envelope tag. */
-const NEEDS_CLEANING = new RegExp(`${UNSAFE.source}|${TAG_PREFIX}`, 'u');
+const NEEDS_CLEANING = new RegExp(`${SHOWN_DIFFERENTLY}|${TAG_PREFIX}`, 'u');
 
 /** Anything outside printable ASCII, or the tag prefix: what `needsCleaning` asks the exact pattern about. */
 const NOT_PLAIN_ASCII = new RegExp(`[^\\x20-\\x7e]|${TAG_PREFIX}`);
@@ -296,34 +285,16 @@ function escapesOnlyQuotesAndBackslashes(json: string): boolean {
  * printable ASCII without the tag prefix (most ids, times and words) needs none, which one search
  * for a character outside that range finds; any other text goes to the exact pattern. A result has
  * hundreds of strings, and the search is several times cheaper than the exact pattern and cheaper
- * than a loop over the characters. A test checks every character below U+10000 against UNSAFE.
+ * than a loop over the characters. A test checks every character below U+10000 against the pattern.
  */
 function needsCleaning(text: string): boolean {
   return NOT_PLAIN_ASCII.test(text) && NEEDS_CLEANING.test(text);
 }
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Text laid out in lines (a preview's request or question) with every hidden character escaped (src/hidden-characters.ts). */
+export const showHidden = showHiddenInLines;
 
-/** A character as its escape; one beyond U+FFFF (a tag character) as its two UTF-16 units, the form JSON also reads. */
-function escaped(char: string): string {
-  const known = ESCAPES[char];
-  if (known) return known;
-  let shown = '';
-  for (let index = 0; index < char.length; index++) shown += `\\u${char.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
-  return shown;
-}
-
-/** Text laid out in lines (a preview's request or question) with every other unsafe character escaped. */
-export function showHidden(text: string): string {
-  return text.replace(UNSAFE_IN_LINES, escaped);
-}
-
-/** Anything outside printable ASCII and line feeds: what `hasHidden` asks the exact pattern about. */
-const NOT_PLAIN_LINES = /[^\n\x20-\x7e]/;
-
-/** Whether `showHidden` would change the text: one quick search for anything but printable ASCII and line feeds, the exact pattern only past it (as `needsCleaning`). */
-export function hasHidden(text: string): boolean {
-  return NOT_PLAIN_LINES.test(text) && HIDDEN_IN_LINES.test(text);
-}
+/** Whether `showHidden` would change the text. */
+export const hasHidden = hasHiddenInLines;
 
 /**
  * Strings that are values the API generates rather than text someone wrote: ids, times, versions,
@@ -375,7 +346,7 @@ export class Envelope {
     if (!needsCleaning(text)) return text;
     let clean = text;
     while (clean.includes(this.tag)) clean = clean.replaceAll(this.tag, '');
-    return clean.replace(UNSAFE, escaped);
+    return showHiddenOnOneLine(clean);
   }
 }
 

@@ -4,7 +4,7 @@ import { confirmGate, needsConfirmation, sessionElicits } from './confirm.js';
 import { ENGINE_FIELDS, ENGINE_OPTIONS } from './engine-options.js';
 import type { ConfigFallback, MirrorAccess, ToolContext, ToolDefinition } from './define.js';
 import type { MirrorRegistry } from '../mirror/registry.js';
-import { errorResult, sentResult, validationResult, type ErrorSetting } from './errors.js';
+import { errorResult, sentResult, textError, validationResult, writeRefusedMessage, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { toolListEntry } from './listing.js';
 import { hasHidden, isEscapedThroughout, shapeResult, showHidden, type View } from './output.js';
@@ -89,6 +89,8 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
         if (status >= 200 && status < 300) answered = status;
       };
       const request = { ...buildRequest(tool, input, config.providerNames), signal, onRetry: retryNotice(run), onStatus };
+      const refusedAt = tool.scope === 'write' ? run.session.options.client.writeRefusals.lastRefused(run.session.options.apiKey) : undefined;
+      if (refusedAt !== undefined) return { result: textError(writeRefusedMessage(tool, refusedAt)), preview: false };
       // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
       if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });

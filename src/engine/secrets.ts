@@ -58,6 +58,8 @@ export function redactResult(result: CallToolResult, redactions: readonly Redact
   const mask = (text: string) => found.reduce((masked, redaction) => redaction.redact(masked), text);
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') return mask(item);
+    const characters = characterValues(item);
+    if (characters && mask(characters.join('')) !== characters.join('')) return maskCharacters(item as unknown[] | Record<string, unknown>);
     if (Array.isArray(item)) return item.map(walk);
     if (isRecord(item)) {
       if (options.hiddenValues && item.hide === true && 'value' in item) return { ...item, value: MASK };
@@ -66,4 +68,15 @@ export function redactResult(result: CallToolResult, redactions: readonly Redact
     return item;
   };
   return walk(result) as CallToolResult;
+}
+
+/** The values of an array or object made of single characters (a string spread into one), in order; undefined for anything else. */
+function characterValues(item: unknown): string[] | undefined {
+  const values = Array.isArray(item) ? item : isRecord(item) ? Object.values(item) : undefined;
+  return values && values.length > 1 && values.every((value) => typeof value === 'string' && [...value].length === 1) ? (values as string[]) : undefined;
+}
+
+/** An array or object of a secret's characters, each shown as a star: the shape stays, the secret goes. */
+function maskCharacters(item: unknown[] | Record<string, unknown>): unknown {
+  return Array.isArray(item) ? item.map(() => '*') : Object.fromEntries(Object.keys(item).map((name) => [name, '*']));
 }

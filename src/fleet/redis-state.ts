@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { checkSpace, storedId, type StateStore } from '../state/store.js';
+
+const REDIS_STORE_ID = createHash('sha256').update('svc-mcp redis').digest('hex').slice(0, 12);
 
 /**
  * The fleet's state on one Redis: `svc-mcp:<space>:<sha256 of the id>`, living until its record's
@@ -8,6 +11,9 @@ import { checkSpace, storedId, type StateStore } from '../state/store.js';
  * could not check.
  */
 export class RedisStateStore implements StateStore {
+  /** The same on every node: a token any node of the fleet issued is spent in this Redis wherever it is sent. */
+  readonly id = REDIS_STORE_ID;
+
   constructor(
     private readonly redis: Redis,
     private readonly now: () => number = Date.now,

@@ -2,10 +2,11 @@ import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Pool } from 'undici';
 import type { Logger } from '../log.js';
-import { ApiError, CancelledError, ConnectionError, errorForStatus, NotJsonError, RateLimitError, TimeoutError, type RedactedRequest } from './errors.js';
+import { ApiError, CancelledError, ConnectionError, errorForStatus, NotJsonError, PermissionError, RateLimitError, TimeoutError, type RedactedRequest } from './errors.js';
 import type { LimiterRegistry, Priority } from './limiter.js';
 import type { HttpMethod } from './method.js';
 import { sleep } from '../sleep.js';
+import { WriteRefusals } from './write-refusals.js';
 import { traceUpstream } from '../telemetry.js';
 
 export type QueryValue = string | number | boolean | Array<string | number> | null | undefined;
@@ -91,6 +92,8 @@ export class ApiClient {
   private readonly retry: RetryPolicy;
   /** The base URL as errors name it: origin and path, never credentials or a query. */
   readonly baseUrl: string;
+  /** Keys whose last write the API refused with 403 (WriteRefusals). */
+  readonly writeRefusals = new WriteRefusals();
 
   constructor(private readonly options: ApiClientOptions) {
     const url = new URL(options.baseUrl);
@@ -135,9 +138,12 @@ export class ApiClient {
       }
       let error: ApiError;
       try {
-        return await this.attempt<T>(pool, apiKey, request, redacted);
+        const answer = await this.attempt<T>(pool, apiKey, request, redacted);
+        if (!request.read) this.writeRefusals.accepted(apiKey);
+        return answer;
       } catch (caught) {
         if (!(caught instanceof ApiError)) throw caught;
+        if (!request.read && caught instanceof PermissionError) this.writeRefusals.refused(apiKey);
         error = caught;
         error.attempts = attempt + 1;
       }

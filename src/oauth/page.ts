@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { showHiddenOnOneLine, visibleName } from '../hidden-characters.js';
 
 /**
  * The authorization page: where a person lets an application (Claude, ChatGPT, an IDE) use the
@@ -34,6 +35,11 @@ const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64'
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** Text a person reads on the page: on one line with every hidden character escaped (a name with U+202E cannot turn the sentence around), then HTML-escaped. */
+function shown(text: string): string {
+  return escapeHtml(showHiddenOnOneLine(text));
 }
 
 /**
@@ -74,25 +80,28 @@ export interface AuthorizePage {
   hidden: Record<string, string>;
   /** The server itself is read-only: no choice to offer. */
   serverReadOnly: boolean;
+  /** The person asked for read-only access (the form shown again after an error keeps the choice). */
+  readOnly: boolean;
   error?: string;
 }
 
 export function authorizePage(page: AuthorizePage): string {
-  // Anyone may register a client under any name: the page says it is the client's own claim.
-  const who = page.clientName?.trim() ? `An application that calls itself <strong>“${escapeHtml(page.clientName.trim())}”</strong>` : '<strong>An application without a name</strong>';
+  // Anyone may register a client under any name: the page says it is the client's own claim, and a name of nothing visible is no name.
+  const name = visibleName(page.clientName);
+  const who = name ? `An application that calls itself <strong>“${escapeHtml(name)}”</strong>` : '<strong>An application without a name</strong>';
   const hidden = Object.entries(page.hidden)
     .map(([field, value]) => `<input type="hidden" name="${escapeHtml(field)}" value="${escapeHtml(value)}">`)
     .join('\n      ');
   const access = page.serverReadOnly
     ? '<p class="muted">This server is read-only: the application can list and run read tools only.</p>'
-    : `<label class="check"><input type="checkbox" name="access" value="read"> <span>Read only: the application can list and run read tools only, never change anything.</span></label>`;
+    : `<label class="check"><input type="checkbox" name="access" value="read"${page.readOnly ? ' checked' : ''}> <span>Read only: the application can list and run read tools only, never change anything.</span></label>`;
   return document(
     'Allow access to your workspace',
     `<h1>Allow access to your workspace?</h1>
-    <p>${who} asks to use the Support-Agent Workspace tools of <strong>${escapeHtml(page.serverHost)}</strong> in your name.</p>
-    <div class="where">After you decide, you return to <strong>${escapeHtml(returnPlace(page.redirectUri))}</strong><br><code>${escapeHtml(page.redirectUri)}</code></div>
+    <p>${who} asks to use the Support-Agent Workspace tools of <strong>${shown(page.serverHost)}</strong> in your name.</p>
+    <div class="where">After you decide, you return to <strong>${shown(returnPlace(page.redirectUri))}</strong><br><code>${shown(page.redirectUri)}</code></div>
     <p class="muted">Continue only if you started this connection yourself and you trust that address.</p>
-    ${page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : ''}
+    ${page.error ? `<p class="error" role="alert">${shown(page.error)}</p>` : ''}
     <form method="post" action="/authorize">
       ${hidden}
       <label for="api_key">Workspace API key</label>
@@ -109,7 +118,7 @@ export function authorizePage(page: AuthorizePage): string {
 
 /** A dead end (expired or already used request): nothing to submit, only what to do next. */
 export function messagePage(title: string, message: string): string {
-  return document(title, `<h1>${escapeHtml(title)}</h1>\n    <p>${escapeHtml(message)}</p>`);
+  return document(title, `<h1>${shown(title)}</h1>\n    <p>${shown(message)}</p>`);
 }
 
 function document(title: string, body: string): string {

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidClientMetadataError, InvalidGrantError, InvalidTargetError, InvalidTokenError, AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError, InvalidTargetError, InvalidTokenError, AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { ClientAddresses } from '../transports/client-address.js';
+import { authMethodOf, checkCodeChallenge, checkCodeVerifier, checkRedirectUris, checkResource, crossSiteRefusal, type FormOrigin } from './checks.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { hashKey } from '../key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
-import { isLoopbackHost, KEY_SHAPE, type KeyCheck } from '../access.js';
+import { KEY_SHAPE, type KeyCheck } from '../access.js';
+import { visibleName } from '../hidden-characters.js';
 import { authorizePage, messagePage, pageHeaders } from './page.js';
 import { newSecret, Sealer } from './seal.js';
 
@@ -24,7 +27,7 @@ export const LIFETIMES = {
   /** A refresh token, and the grant with it: each refresh starts a new period. */
   refreshTokenMs: 30 * DAY,
   /** A registration that has not yet led to a grant (dynamic registration is open to anyone). */
-  unusedClientMs: DAY,
+  unusedClientMs: 60 * MINUTE,
 };
 
 /** State spaces (see src/state/store.ts: ids are stored only as their SHA-256). */
@@ -37,6 +40,8 @@ const SPACE = {
   refresh: 'oauth-refresh',
   /** Codes and refresh tokens already used, with their grant: presenting one again revokes the grant (OAuth 2.1, section 4.3.1 and 4.1.3). */
   spent: 'oauth-spent',
+  /** `<client id> <redirect URI>` a person allowed access for: the only places an error is sent back to. */
+  approved: 'oauth-approved',
 } as const;
 
 /** A registered client as stored: the secret of a confidential client sealed, never in clear. */
@@ -74,7 +79,8 @@ interface TokenRecord {
 
 /** What this provider uses of the express response the SDK hands to `authorize` (the SDK's types name express's, which this package does not install). */
 interface PageResponse {
-  req: { method: string; body?: unknown };
+  req: { method: string; body?: unknown; ip?: string; headers: FormOrigin };
+  locals: Record<string, unknown>;
   status(code: number): PageResponse;
   set(headers: Record<string, string>): PageResponse;
   send(body: string): void;
@@ -87,11 +93,14 @@ export interface Caller {
   readOnly: boolean;
 }
 
-/** An RFC 8707 resource as compared: no fragment, no trailing slash. */
+/** An RFC 8707 resource as compared: a trailing slash aside, exactly (one with a fragment is refused before). */
 export function sameResource(a: string | URL | undefined, b: string): boolean {
-  const plain = (value: string | URL) => String(value).split('#')[0].replace(/\/$/, '');
+  const plain = (value: string | URL) => String(value).replace(/\/$/, '');
   return a !== undefined && plain(a) === plain(b);
 }
+
+/** What `res.locals` carries from `authorize` to the error redirect guard (index.ts): the person saw where they return and chose to go back. */
+export const RETURN_SHOWN = 'svc-mcp return shown';
 
 /**
  * The OAuth server provider the SDK's authorization server (`mcpAuthRouter`) calls: the SDK parses and
@@ -142,10 +151,16 @@ export class StateOAuthProvider implements OAuthServerProvider {
    * `null` under `Referrer-Policy: no-referrer`).
    */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: PageResponse): Promise<void> {
+    checkResource(params.resource);
     const resource = params.resource?.href ?? this.resource;
     if (!sameResource(resource, this.resource)) throw new InvalidTargetError(`This server grants access to ${this.resource} only`);
+    checkCodeChallenge(params.codeChallenge);
     const form = (res.req.method === 'POST' ? res.req.body : undefined) as Record<string, unknown> | undefined;
-    if (typeof form?.request === 'string') return this.decide(client, params, form, res);
+    if (typeof form?.request === 'string') {
+      const crossSite = crossSiteRefusal(res.req.headers, new URL(this.resource).origin);
+      if (crossSite) return this.deadEnd(res, client, 403, 'This form was not sent from this page', `Nothing was done: ${crossSite}. Start again from the application.`);
+      return this.decide(client, params, form, res);
+    }
     const request = newSecret('');
     const pending: PendingRequest = { clientId: client.client_id, redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, state: params.state, resource: this.resource };
     await this.state.put(SPACE.request, request, JSON.stringify(pending), Date.now() + LIFETIMES.authorizationRequestMs);
@@ -159,29 +174,21 @@ export class StateOAuthProvider implements OAuthServerProvider {
     if (!pending || !matches(pending, client, params)) return this.deadEnd(res, client);
     if (form.decision === 'deny') {
       if (!(await this.state.take(SPACE.request, request))) return this.deadEnd(res, client);
+      // The page showed where the person returns, and they chose to go back there.
+      res.locals[RETURN_SHOWN] = true;
       throw new AccessDeniedError('The person declined to allow access');
     }
+    // Whatever goes wrong below, the page comes back with the person's choice as they left it.
+    const showAgain = (error: string) => this.showPage(res, client, params, request, form.access === 'read', error);
     const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
-    if (!KEY_SHAPE.test(apiKey)) {
-      return this.showPage(res, client, params, request, 'That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.');
-    }
-    // The transport's own check: one at a time per key, answers kept, the reason logged when the API cannot be asked.
-    const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey));
-    if (verdict.kind !== 'accepted') {
-      return this.showPage(
-        res,
-        client,
-        params,
-        request,
-        verdict.kind === 'refused'
-          ? 'The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.'
-          : 'The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.',
-      );
-    }
+    if (!KEY_SHAPE.test(apiKey)) return showAgain('That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.');
+    // The transport's own check: one at a time per key, answers kept, checks of unknown keys taking turns by client address.
+    const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey), ClientAddresses.share(res.req.ip ?? ''));
+    if (verdict.kind === 'refused') return showAgain('The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.');
+    if (verdict.kind === 'unchecked') return showAgain('The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.');
     // Taken only now: one submission wins, and a wrong key could be typed again.
     if (!(await this.state.take(SPACE.request, request))) return this.deadEnd(res, client);
     const grantId = randomBytes(16).toString('hex');
-    const readOnly = this.runtime.config.readOnly || form.access === 'read';
     const code = newSecret('');
     const record: Code = {
       grantId,
@@ -189,11 +196,14 @@ export class StateOAuthProvider implements OAuthServerProvider {
       redirectUri: pending.redirectUri,
       codeChallenge: pending.codeChallenge,
       resource: pending.resource,
-      readOnly,
+      readOnly: this.runtime.config.readOnly || form.access === 'read',
       sealedKey: this.keys.seal(apiKey, grantId),
     };
-    await this.state.put(SPACE.code, code, JSON.stringify(record), Date.now() + LIFETIMES.codeMs);
-    this.runtime.logger.info({ client: client.client_id, grant: grantId, key: hashKey(apiKey), readOnly }, 'oauth access allowed');
+    await Promise.all([
+      this.state.put(SPACE.code, code, JSON.stringify(record), Date.now() + LIFETIMES.codeMs),
+      this.state.put(SPACE.approved, approvedReturn(client.client_id, pending.redirectUri), '1', Date.now() + LIFETIMES.refreshTokenMs),
+    ]);
+    this.runtime.logger.info({ client: client.client_id, grant: grantId, key: hashKey(apiKey), readOnly: record.readOnly }, 'oauth access allowed');
     const back = new URL(pending.redirectUri);
     back.searchParams.set('code', code);
     if (pending.state !== undefined) back.searchParams.set('state', pending.state);
@@ -201,7 +211,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     res.redirect(303, back.href);
   }
 
-  private showPage(res: PageResponse, client: OAuthClientInformationFull, params: AuthorizationParams, request: string, error?: string): void {
+  private showPage(res: PageResponse, client: OAuthClientInformationFull, params: AuthorizationParams, request: string, readOnly = false, error?: string): void {
     const hidden: Record<string, string> = {
       client_id: client.client_id,
       redirect_uri: params.redirectUri,
@@ -219,6 +229,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
       serverHost: new URL(this.resource).host,
       hidden,
       serverReadOnly: this.runtime.config.readOnly,
+      readOnly,
       error,
     });
     res
@@ -227,12 +238,17 @@ export class StateOAuthProvider implements OAuthServerProvider {
       .send(html);
   }
 
-  private deadEnd(res: PageResponse, client: OAuthClientInformationFull): void {
-    const name = client.client_name?.trim() || 'the application';
+  private deadEnd(res: PageResponse, client: OAuthClientInformationFull, status = 400, title = 'This sign-in has expired', message?: string): void {
+    const name = visibleName(client.client_name) ?? 'the application';
     res
-      .status(400)
+      .status(status)
       .set(pageHeaders())
-      .send(messagePage('This sign-in has expired', `This request was already answered or is too old. Start again from ${name}.`));
+      .send(messagePage(title, message ?? `This request was already answered or is too old. Start again from ${name}.`));
+  }
+
+  /** Whether a person allowed `clientId` access with this return address: an error may be sent back there. */
+  async approvedReturn(clientId: string, redirectUri: string): Promise<boolean> {
+    return (await this.state.get(SPACE.approved, approvedReturn(clientId, redirectUri))) !== undefined;
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
@@ -245,9 +261,14 @@ export class StateOAuthProvider implements OAuthServerProvider {
     return record.codeChallenge;
   }
 
-  /** The SDK has checked the PKCE verifier against the challenge by now; `take` makes the code single-use across every node. */
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  /** The SDK leaves PKCE to this provider (`skipLocalPkceValidation`), which also holds the verifier to RFC 7636's 43-128 characters. */
+  readonly skipLocalPkceValidation = true;
+
+  /** The verifier is checked before the code is taken, so a wrong one does not spend it; `take` then makes it single-use across every node. */
+  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+    checkResource(resource);
     if (resource && !sameResource(resource, this.resource)) throw new InvalidTargetError(`This server issues tokens for ${this.resource} only`);
+    checkCodeVerifier(verifier, await this.challengeForAuthorizationCode(client, code));
     const record = await this.redeem<Code>(SPACE.code, code, 'authorization code');
     if (record.clientId !== client.client_id) throw new InvalidGrantError('The authorization code was issued to another client');
     if (redirectUri !== undefined && redirectUri !== record.redirectUri) throw new InvalidGrantError('redirect_uri differs from the one of the authorization request');
@@ -256,6 +277,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, _scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+    checkResource(resource);
     if (resource && !sameResource(resource, this.resource)) throw new InvalidTargetError(`This server issues tokens for ${this.resource} only`);
     const record = await this.redeem<TokenRecord>(SPACE.refresh, refreshToken, 'refresh token');
     if (record.clientId !== client.client_id) {
@@ -345,23 +367,10 @@ export class StateOAuthProvider implements OAuthServerProvider {
   }
 }
 
+function approvedReturn(clientId: string, redirectUri: string): string {
+  return `${clientId} ${redirectUri}`;
+}
+
 function matches(pending: PendingRequest, client: OAuthClientInformationFull, params: AuthorizationParams): boolean {
   return pending.clientId === client.client_id && pending.redirectUri === params.redirectUri && pending.codeChallenge === params.codeChallenge && pending.state === params.state;
-}
-
-/** The SDK reads a client's secret from the form body only, so a client that asked for HTTP Basic (or left the RFC 7591 default) gets client_secret_post. */
-function authMethodOf(client: Partial<OAuthClientInformationFull>): string {
-  const method = client.token_endpoint_auth_method;
-  if (method === 'none') return 'none';
-  if (method === undefined || method === 'client_secret_post' || method === 'client_secret_basic') return 'client_secret_post';
-  throw new InvalidClientMetadataError(`token_endpoint_auth_method ${method} is not supported: use none (with PKCE) or client_secret_post`);
-}
-
-/** OAuth 2.1: a return address is https, http on a loopback host (an app on the person's machine), or an app's own scheme. */
-function checkRedirectUris(uris: string[]): void {
-  for (const uri of uris) {
-    const url = new URL(uri);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw new InvalidClientMetadataError(`redirect_uri ${uri} must use https (plain http only on a loopback host)`);
-    if (url.hash) throw new InvalidClientMetadataError(`redirect_uri ${uri} must not have a fragment`);
-  }
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { checkSpace, storedId, type StateStore } from './store.js';
+import { unsafeFolderReason } from '../folder-safety.js';
+import { checkSpace, newStoreId, storedId, type StateStore } from './store.js';
 
 /** How often expired records are removed from disk, at most. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -21,19 +22,27 @@ export class FileStateStore implements StateStore {
 
   private constructor(
     private readonly dir: string,
+    readonly id: string,
     private readonly now: () => number,
   ) {
     this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }
 
-  /** Opens (creating) the folder and checks it can be written, so a start fails with a clear reason rather than a later call. */
+  /**
+   * Opens (creating) the folder and checks it can be written and that no one else can, so a start
+   * fails with a clear reason rather than a later call, or a record another user deleted.
+   */
   static async open(dir: string, now: () => number = Date.now): Promise<FileStateStore> {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const folder of [dir, ...(await spaceFolders(dir))]) {
+      const unsafe = await unsafeFolderReason(folder, folder === dir ? 'follow' : 'refuse');
+      if (unsafe) throw new Error(folder === dir ? unsafe : `${path.relative(dir, folder)} in it: ${unsafe}`);
+    }
     const probe = path.join(dir, `.probe-${randomBytes(6).toString('hex')}`);
     await fs.writeFile(probe, '', { mode: 0o600 });
     await fs.unlink(probe);
-    const store = new FileStateStore(dir, now);
+    const store = new FileStateStore(dir, await storeIdOf(dir), now);
     void store.sweep().catch(() => undefined);
     return store;
   }
@@ -150,6 +159,34 @@ export class FileStateStore implements StateStore {
       }
     }
   }
+}
+
+/**
+ * The folder's store id, made by the first process to open it and kept in `store-id`: every process
+ * sharing the folder shares the id, and with it the tokens it records as spent.
+ */
+async function storeIdOf(dir: string): Promise<string> {
+  const file = path.join(dir, 'store-id');
+  // Written whole under a name of its own, then linked into place: a process that loses the race reads the winner's id, never half of it.
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  await fs.writeFile(temporary, newStoreId(), { flag: 'wx', mode: 0o600 });
+  try {
+    await fs.link(temporary, file);
+    await syncFolder(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await fs.unlink(temporary);
+  }
+  const id = (await fs.readFile(file, 'utf8')).trim();
+  if (!/^[0-9a-f]{12}$/.test(id)) throw new Error(`${file} does not hold a store id (12 hex digits); delete it to make a new one`);
+  return id;
+}
+
+/** The folders of the spaces already there. */
+async function spaceFolders(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  return entries.filter((entry) => !entry.isFile()).map((entry) => path.join(dir, entry.name));
 }
 
 function record(value: string, expiresAt: number): string {

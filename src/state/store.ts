@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * What must outlive one request, and sometimes the process: spent confirmation tokens, OAuth
@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
  * is atomic across the processes sharing the store, and a write is durable before it returns.
  */
 export interface StateStore {
+  /** This store's name, 12 hex digits: a confirmation token carries it, and another store refuses the token (see engine/tokens.ts). */
+  readonly id: string;
   /** Records `id` until `expiresAt` (epoch ms): true for the one caller that recorded it first, false while it stands. */
   claim(space: string, id: string, expiresAt: number): Promise<boolean>;
   /** Stores `value` under `id` until `expiresAt`, replacing what stood there. */
@@ -35,8 +37,14 @@ export function checkSpace(space: string): string {
   return space;
 }
 
+/** A new store's id. */
+export function newStoreId(): string {
+  return randomBytes(6).toString('hex');
+}
+
 /** One process's state, gone when it exits. */
 export class MemoryStateStore implements StateStore {
+  readonly id = newStoreId();
   private readonly records = new Map<string, { value: string; expiresAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}

@@ -96,16 +96,17 @@ export function originRefusal(req: IncomingMessage, rules: Pick<CredentialRules,
 /**
  * Everything that decides whose key a request to /mcp carries, in order: Host, then Origin, then
  * the key (the request's own bearer key, an access token standing for one, or the server's), then,
- * when `verify` (a request that would open a session), the API's verdict on that key. The first
- * step that fails refuses the request; nothing after it runs.
+ * when `verify` (a request that would open a session), the API's verdict on that key, its check
+ * counted under the client address `from`. The first step that fails refuses the request; nothing
+ * after it runs, and nothing of the request is read past its headers.
  */
-export async function resolveCredentials(req: IncomingMessage, rules: CredentialRules, verify: boolean): Promise<Credentials | Refusal> {
+export async function resolveCredentials(req: IncomingMessage, rules: CredentialRules, verify: boolean, from: string): Promise<Credentials | Refusal> {
   const refusal = hostRefusal(req, rules) ?? originRefusal(req, rules);
   if (refusal) return refusal;
   const credentials = await bearerCredentials(req.headers.authorization, rules);
   // A grant's key was checked with the API when the person granted access, and its tokens cannot be made up.
   if (!('key' in credentials) || !verify || credentials.from === 'grant') return credentials;
-  const verdict = await rules.verifier.verify(credentials.key, credentials.keyHash);
+  const verdict = await rules.verifier.verify(credentials.key, credentials.keyHash, from);
   if (verdict.kind === 'accepted') return credentials;
   if (verdict.kind === 'refused') {
     return unauthorized(

@@ -6,14 +6,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { Refusal } from '../access.js';
 import { hostRefusal, resolveCredentials, type CredentialRules, type Credentials } from './credentials.js';
+import { ClientAddresses } from './client-address.js';
 import type { HttpContext } from './http-context.js';
 
 const SHUTTING_DOWN: Refusal = { status: 503, message: 'Server is shutting down: retry on another node', headers: { connection: 'close' } };
 
-/** A request to /mcp that passed: whose key it carries, and the open session it names (stateful mode only). */
+/** A request to /mcp that passed: whose key it carries, the open session it names (stateful mode only), and who sent it. */
 export interface McpCaller {
   credentials: Credentials;
   sessionId?: string;
+  /** The client address the per-address limits count it under (ClientAddresses.share). */
+  from: string;
 }
 
 /** Which Host check a route other than /mcp passes: always, or only when a Host is sent (probes). */
@@ -23,9 +26,10 @@ export async function checkMcpRequest(ctx: HttpContext, req: IncomingMessage): P
   const header = req.headers['mcp-session-id'];
   const sessionId = !ctx.config.stateless && typeof header === 'string' && header !== '' ? header : undefined;
   if (ctx.draining && !sessionId) return SHUTTING_DOWN;
+  const from = ClientAddresses.share(ctx.addresses.of(req));
   // A request that would open a session has its key checked with the API first; one on a session was checked when it opened.
-  const credentials = await resolveCredentials(req, ctx.rules, req.method === 'POST' && !sessionId);
-  return 'key' in credentials ? { credentials, sessionId } : credentials;
+  const credentials = await resolveCredentials(req, ctx.rules, req.method === 'POST' && !sessionId, from);
+  return 'key' in credentials ? { credentials, sessionId, from } : credentials;
 }
 
 /** A probe without any Host (HAProxy's httpchk speaks HTTP/1.0) cannot be a browser's: browsers always send one. */

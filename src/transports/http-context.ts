@@ -5,6 +5,8 @@
 import type { Config } from '../config.js';
 import type { OAuthGate } from '../oauth/index.js';
 import type { Runtime } from '../runtime.js';
+import { BodyBudget } from './body-budget.js';
+import { ClientAddresses } from './client-address.js';
 import type { CredentialRules } from './credentials.js';
 import { KeyVerifier } from './key-check.js';
 import { SessionTable } from './sessions.js';
@@ -21,7 +23,17 @@ export interface HttpContext {
   inFlight: number;
   /** Set by a shutdown: not ready, and no new session (no stateless request) is served. */
   draining: boolean;
+  /** Who sent a request (SVC_TRUST_PROXY), for every per-address limit. */
+  addresses: ClientAddresses;
+  /** Request body bytes held at once, in total and per client address. */
+  bodies: BodyBudget;
 }
+
+/**
+ * Request body bytes held at once: 64 MiB in all and 16 MiB per client address, or room for four
+ * and one of the largest message allowed (SVC_MAX_MESSAGE_BYTES) when that is more.
+ */
+export const BODY_BYTES = { total: 64 * 1024 * 1024, perAddress: 16 * 1024 * 1024 };
 
 export function createHttpContext(runtime: Runtime): HttpContext {
   const { config, logger } = runtime;
@@ -38,6 +50,8 @@ export function createHttpContext(runtime: Runtime): HttpContext {
     },
     inFlight: 0,
     draining: false,
+    addresses: new ClientAddresses(config.trustProxy),
+    bodies: new BodyBudget(Math.max(BODY_BYTES.total, 4 * config.maxMessageBytes), Math.max(BODY_BYTES.perAddress, config.maxMessageBytes)),
   };
 }
 

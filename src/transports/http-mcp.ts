@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { messageJson } from '../engine/output.js';
+import { prototypeKeyProblem } from '../engine/prototype-keys.js';
 import { createMcpServer, type EngineServer } from '../engine/server.js';
 import { deliverAsReceived } from '../sdk/incoming.js';
 import { eventsSerialisedOnce } from '../sdk/shortcuts.js';
@@ -31,14 +32,25 @@ export function mcpPreflight(ctx: HttpContext, req: IncomingMessage, res: Server
   answerPreflight(req, res, ctx.rules);
 }
 
-/** POST /mcp: a stateless call, a call on the session it names, or an initialize that opens one. */
+/**
+ * POST /mcp: a stateless call, a call on the session it names, or an initialize that opens one.
+ * Nothing of the body is read until the key (or token) and the session it names are known good,
+ * and then only within the body budget: a made-up key or session id costs its headers alone.
+ */
 export async function mcpPost(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
   const caller = await admit(ctx, req, res, log);
   if (!caller) return;
-  const body = await readJson(req, ctx.config.maxMessageBytes);
+  const session = caller.sessionId === undefined ? undefined : openedSession(ctx, res, caller, log);
+  if (caller.sessionId !== undefined && !session) return;
+  const lease = ctx.bodies.take(caller.from, Math.min(Number(req.headers['content-length']) || 0, ctx.config.maxMessageBytes));
+  if (!('grow' in lease)) return refuse(res, lease);
+  res.once('close', lease.release);
+  const body = await readJson(req, ctx.config.maxMessageBytes, lease);
   log.rpc = rpcMethods(body);
+  const prototypeKey = prototypeKeyProblem(body);
+  if (prototypeKey) return rpcError(res, 400, -32600, `Invalid request: ${prototypeKey}`);
   if (ctx.config.stateless) return serveStateless(ctx, req, res, caller.credentials, body);
-  if (caller.sessionId) return serveSession(ctx, req, res, caller, body, log);
+  if (session) return serveSession(req, res, session, ctx, body);
   if (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)) return openSession(ctx, req, res, caller.credentials, body, log);
   rpcError(res, 400, -32000, NO_SESSION);
 }
@@ -48,8 +60,9 @@ export async function mcpSessionRequest(ctx: HttpContext, req: IncomingMessage, 
   const caller = await admit(ctx, req, res, log);
   if (!caller) return;
   if (ctx.config.stateless) return rpcError(res, 405, -32000, 'Method not allowed: this server is stateless (POST only)', { allow: 'POST' });
-  if (caller.sessionId) return serveSession(ctx, req, res, caller, undefined, log);
-  rpcError(res, 400, -32000, NO_SESSION);
+  if (caller.sessionId === undefined) return rpcError(res, 400, -32000, NO_SESSION);
+  const session = openedSession(ctx, res, caller, log);
+  if (session) return serveSession(req, res, session, ctx, undefined);
 }
 
 /** CORS headers for an allowed page, then the request check; a refused request is answered here. */
@@ -75,12 +88,21 @@ async function serveStateless(ctx: HttpContext, req: IncomingMessage, res: Serve
   await transport.handleRequest(req, res, body);
 }
 
-async function serveSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, { credentials, sessionId }: McpCaller, body: unknown, log: RequestLog): Promise<void> {
+/** The open session a request names, if it is there and bound to the request's key; else the request is refused here. */
+function openedSession(ctx: HttpContext, res: ServerResponse, { credentials, sessionId }: McpCaller, log: RequestLog): OpenSession | undefined {
   const session = ctx.sessions.get(sessionId!);
-  if (!session) return rpcError(res, 404, -32001, 'Session not found: initialize a new session');
+  if (!session) {
+    rpcError(res, 404, -32001, 'Session not found: initialize a new session');
+    return undefined;
+  }
   log.session = sessionId;
   const foreign = keyBindingRefusal(session, credentials);
-  if (foreign) return refuse(res, foreign);
+  if (!foreign) return session;
+  refuse(res, foreign);
+  return undefined;
+}
+
+async function serveSession(req: IncomingMessage, res: ServerResponse, session: OpenSession, ctx: HttpContext, body: unknown): Promise<void> {
   // A GET stream is held open while the client is idle, so it neither keeps the session busy nor counts as activity.
   if (req.method !== 'GET') ctx.sessions.track(session, res);
   const ids = requestIds(body);
@@ -140,7 +162,7 @@ function newServer(ctx: HttpContext, apiKey: string, stateless: boolean, readOnl
   const { runtime, config } = ctx;
   return createMcpServer({
     ...runtime,
-    ...(readOnly ? { config: { ...config, readOnly: true } } : {}),
+    ...(readOnly ? { config: { ...config, readOnly: true, readOnlyGrant: !config.readOnly } } : {}),
     apiKey,
     elicitationAllowed: !stateless,
     ...(stateless && !config.redisUrl ? { taskStore: null } : {}),

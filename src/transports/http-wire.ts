@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Refusal } from '../access.js';
+import type { BodyLease } from './body-budget.js';
 
 /** Free-form fields of a request's log line: never the key or the body (the key hash identifies the tenant). */
 export type RequestLog = Record<string, unknown>;
@@ -13,7 +14,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  // A body not yet whole (refused before it was read, or cut off) is neither waited for nor read to its
+  // end: the connection closes once the answer is out, so a made-up key's 4 MiB costs its headers only.
+  const unread = !res.req.complete;
+  if (unread) res.once('finish', () => res.req.socket.destroy());
+  res.writeHead(status, { 'content-type': 'application/json', ...(unread ? { connection: 'close' } : {}), ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -37,15 +42,24 @@ export class HttpError extends Error {
   }
 }
 
-export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+/**
+ * The body as JSON, read within `lease` (the body budget holds its declared length already, and
+ * grows with what arrives beyond it) and SVC_MAX_MESSAGE_BYTES.
+ */
+export async function readJson(req: IncomingMessage, maxBytes: number, lease: BodyLease): Promise<unknown> {
   const tooLarge = () => new HttpError(413, -32600, `Request body over ${maxBytes} bytes (SVC_MAX_MESSAGE_BYTES)`);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
+  let held = Math.min(declared || 0, maxBytes);
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) throw tooLarge();
+    if (size > held) {
+      if (!lease.grow(size - held)) throw new HttpError(503, -32000, 'Service busy: too many request bytes in flight; try again shortly');
+      held = size;
+    }
     chunks.push(chunk as Buffer);
   }
   try {

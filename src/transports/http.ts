@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime.js';
 import { isLoopbackHost } from '../access.js';
 import { explainListenError } from '../listen.js';
 import { KEY_HELP } from './credentials.js';
+import { ClientAddresses } from './client-address.js';
 import { routeHostRefusal, type HostCheck } from './http-check.js';
 import { createHttpContext, useOAuth, type HttpContext } from './http-context.js';
 import { drainHttpServer } from './http-drain.js';
@@ -42,6 +43,17 @@ const READY = '/readyz';
  */
 const OAUTH_PROBE = /^\/(\.well-known\/(oauth-|openid-configuration)|register$|authorize$|token$)|\/\.well-known\/openid-configuration$/;
 
+/**
+ * A request must arrive whole, headers and body, within 30 s of its first byte (its headers within
+ * 10 s), checked every second: a slow body, or one sent half and held, is cut off with 408 rather
+ * than held for Node's default 300 s. Answers are not timed: a long call or an open GET stream
+ * runs as long as it needs once its request is in.
+ */
+export const REQUEST_TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 };
+
+/** The most an OAuth route reads of a body (express's parsers' limit), held under the body budget while it is read. */
+const OAUTH_BODY_BYTES = 100 * 1024;
+
 export interface HttpServerHandle {
   url: string;
   port: number;
@@ -75,7 +87,7 @@ const ROUTES: Route[] = [
   { method: ANY, path: ENDPOINT, host: 'by handler', handle: mcpSessionRequest },
   { method: 'GET', path: HEALTH, host: 'when sent', handle: health },
   { method: 'GET', path: READY, host: 'when sent', handle: ready },
-  { method: ANY, path: (path, ctx) => ctx.oauth?.serves(path) === true, host: 'always', handle: (ctx, req, res) => ctx.oauth!.handle(req, res) },
+  { method: ANY, path: (path, ctx) => ctx.oauth?.serves(path) === true, host: 'always', handle: serveOAuth },
   { method: ANY, path: (path, ctx) => !ctx.oauth && OAUTH_PROBE.test(path), host: 'always', handle: (_ctx, _req, res) => sendJson(res, 404, { error: `Not found: ${KEY_HELP}` }) },
   { method: ANY, path: () => true, host: 'always', handle: notFound },
 ];
@@ -90,11 +102,11 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   initializeChecksByMethod(config.sdkShortcuts);
   const ctx = createHttpContext(runtime);
   const oauthModule = config.auth === 'oauth' ? await import('../oauth/index.js') : undefined;
-  const httpServer = http.createServer((req, res) => serveRequest(ctx, req, res));
+  const httpServer = http.createServer(REQUEST_TIMEOUTS, (req, res) => serveRequest(ctx, req, res));
   httpServer.keepAliveTimeout = 5000;
   const port = await listen(httpServer, config.httpPort, config.httpHost);
   ctx.rules.port = port;
-  useOAuth(ctx, oauthModule?.createOAuthGate(runtime, config.publicUrl ?? `http://127.0.0.1:${port}`, ctx.rules.verifier));
+  useOAuth(ctx, oauthModule?.createOAuthGate(runtime, config.publicUrl ?? `http://127.0.0.1:${port}`, ctx.rules.verifier, ctx.addresses));
   ctx.sessions.startSweeping();
   const hostForUrl = config.httpHost.includes(':') ? `[${config.httpHost}]` : config.httpHost;
   const url = `http://${hostForUrl}:${port}${ENDPOINT}`;
@@ -171,14 +183,32 @@ function ready({ draining }: HttpContext, _req: IncomingMessage, res: ServerResp
   sendJson(res, draining ? 503 : 200, { ready: !draining, ...(draining ? { draining: true } : {}) });
 }
 
+/** An OAuth route, its body (declared length, or the parsers' limit when unknown) counted under the body budget while it is served. */
+function serveOAuth(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+  const carriesBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const declared = Number(req.headers['content-length']) || OAUTH_BODY_BYTES;
+  const lease = ctx.bodies.take(ClientAddresses.share(ctx.addresses.of(req)), carriesBody ? Math.min(declared, OAUTH_BODY_BYTES) : 0);
+  if (!('grow' in lease)) {
+    refuse(res, lease);
+    return;
+  }
+  res.once('close', lease.release);
+  ctx.oauth!.handle(req, res);
+}
+
 function notFound(_ctx: HttpContext, _req: IncomingMessage, res: ServerResponse): void {
   sendJson(res, 404, { error: `Not found: the MCP endpoint is ${ENDPOINT}, health is ${HEALTH}, readiness is ${READY}` });
 }
 
-function logReady({ config, logger, sandbox }: Runtime, url: string): void {
+function logReady({ config, logger, sandbox, state }: Runtime, url: string): void {
   if ((config.redisUrl || config.stateless) && config.confirm !== 'none' && !config.confirmSecretGiven) {
     logger.warn(
       'SVC_CONFIRM_SECRET is not set: this node signs confirmation tokens with its own random secret, so a token minted here fails on any other node of the fleet. Give every node the same SVC_CONFIRM_SECRET.',
+    );
+  } else if (config.stateless && !config.redisUrl && config.confirm !== 'none') {
+    logger.warn(
+      { store: state.id },
+      "SVC_STATELESS without SVC_REDIS_URL: a confirmation token sends only through the node that issued it (it names this node's spent store), and another node refuses it. Behind a load balancer, share the spent store through SVC_REDIS_URL.",
     );
   }
   logger.info(

@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { messageJson } from '../engine/output.js';
 import { createMcpServer, type EngineServer } from '../engine/server.js';
+import { prototypeKeyProblem } from '../engine/prototype-keys.js';
 import { jsonRpcMessageOf } from '../sdk/shortcuts.js';
 import type { Runtime } from '../runtime.js';
 import { telemetryObservers } from '../telemetry.js';
@@ -108,6 +109,11 @@ export class BoundedStdioTransport implements Transport {
       raw = JSON.parse(line);
     } catch {
       this.answerError(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON');
+      return;
+    }
+    const prototypeKey = prototypeKeyProblem(raw);
+    if (prototypeKey) {
+      this.answerError(idOf(raw), ErrorCode.InvalidRequest, `Invalid request: ${prototypeKey}`);
       return;
     }
     const message = jsonRpcMessageOf(raw, this.sdkShortcuts);

@@ -445,7 +445,16 @@ if (wanted('mirror')) {
   const QUESTIONS = 40;
   const scaled = await startSandbox({ conversations: MIRROR_N, rateLimit: 'off' });
   const pages = () => scaled.requests.filter((request) => request.path === '/v2/bots/public' || request.path === '/v2/hc-interactions/public').length;
-  const row = { ratio: [] as number[], growth: [] as number[], peak: [] as number[], drift: [] as number[], stats: [] as number[], query: [] as number[], beyond: [] as number[], syncSeconds: [] as number[] };
+  const row = {
+    ratio: [] as number[],
+    growth: [] as number[],
+    peak: [] as number[],
+    drift: [] as number[],
+    stats: [] as number[],
+    query: [] as number[],
+    beyond: [] as number[],
+    syncSeconds: [] as number[],
+  };
   const sql = `SELECT a.name, strftime(c."createdAt", '%Y-%m') AS month, count(*) AS answers, count(*) FILTER (WHERE e.approved = false) AS "thumbsDown"
     FROM conversations c JOIN events e ON e."interactionId" = c.id JOIN agents a ON a.id = c."botId" WHERE e.role = 'svcbot' GROUP BY ALL ORDER BY 1, 2`;
   for (let round = 0; round < ROUNDS; round++) {

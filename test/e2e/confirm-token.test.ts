@@ -27,7 +27,7 @@ function previewOf(result: CallToolResult): Preview {
   expect(result.isError).toBeFalsy();
   const preview = result.structuredContent as unknown as Preview;
   expect(preview.sent).toBe(false);
-  expect(preview.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{11}\.[\w-]{43}$/);
+  expect(preview.confirmToken).toMatch(/^[0-9a-z]+\.[\w-]{19}\.[\w-]{43}$/);
   return preview;
 }
 
@@ -38,7 +38,7 @@ function refusalOf(result: CallToolResult, refused: 'spent' | 'mismatch' | 'expi
   expect(refusal).toMatchObject({ sent: false, refused });
   expect(refusal).not.toHaveProperty('confirmToken');
   expect(textOf(result)).not.toContain('"confirm": "');
-  expect(textOf(result)).not.toMatch(/[0-9a-z]+\.[\w-]{11}\.[\w-]{43}/);
+  expect(textOf(result)).not.toMatch(/[0-9a-z]+\.[\w-]{11,19}\.[\w-]{43}/);
   expect(refusal.message).toContain('for a new preview');
   return refusal;
 }

@@ -297,9 +297,15 @@ describe('tokens', () => {
     await auth(oauth, { serverUrl: mcpUrl });
     const elsewhere = new URL(oauth.authorizationUrl!);
     elsewhere.searchParams.set('resource', 'https://other.example.com/mcp');
+    // No one has allowed this client yet: the error is shown on the server's page, not sent to its return address.
     const refused = await openPage(elsewhere);
-    expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_target');
+    expect(refused).toMatchObject({ status: 400, location: undefined });
+    expect(refused.html).toContain('This server grants access to');
     const grant = await authorizationCode();
+    // Once a person allowed a client, its errors go back to the return address they allowed.
+    const allowed = new URL(grant.oauth.authorizationUrl!);
+    allowed.searchParams.set('resource', 'https://other.example.com/mcp');
+    expect(new URL((await openPage(allowed)).location!).searchParams.get('error')).toBe('invalid_target');
     const wrongTarget = await postForm(`${publicUrl}/token`, {
       grant_type: 'authorization_code',
       code: grant.code,
@@ -344,7 +350,7 @@ describe('grants', () => {
     expect(reads.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     expect(reads.length).toBe(all.length - writes.length);
     sandbox.clearRequests();
-    await expect(readOnly.call(writes[0].name)).rejects.toThrow(/read-only mode/);
+    await expect(readOnly.call(writes[0].name)).rejects.toThrow(/the access granted when this application was signed in is read-only \(the person chose "Read only"\)/);
     expect(apiRequests(sandbox)).toEqual([]);
     // A read-only token cannot ride a session opened with read and write access.
     const hijack = await fetch(mcpUrl, {

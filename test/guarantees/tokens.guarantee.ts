@@ -178,3 +178,29 @@ describe.skipIf(!runRedisTests())('across two HTTP processes sharing Redis (SVC_
     );
   });
 });
+
+describe('§16 a fleet without Redis: one SVC_CONFIRM_SECRET, each node its own state folder (issue 32)', () => {
+  it('sends a token once, through the node that issued it: two other stdio nodes and two stateless HTTP nodes refuse it and say why', async () => {
+    const secret = 'fleet-without-redis-secret-0123456789abcdef';
+    const stdio = await Promise.all([0, 1, 2].map(() => connectProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM_SECRET: secret, SVC_STATE_DIR: stateDir() }) })));
+    const http = await Promise.all([0, 1].map(() => startHttpServerProcess({ env: upstreamEnv(sandbox, { SVC_CONFIRM_SECRET: secret, SVC_STATE_DIR: stateDir(), SVC_STATELESS: 'true' }) })));
+    const httpClients = await Promise.all(http.map((server) => connectHttp(server.url, { key: sandbox.keys.admin })));
+    try {
+      const id = nextConversation();
+      const token = confirmTokenOf(await call(stdio[0].client, 'delete_conversation', { interactionId: id }));
+      const clients = [...stdio.map((node) => node.client), ...httpClients.map((node) => node.client)];
+      const results = await Promise.all(clients.flatMap((client) => [client, client]).map((client) => call(client, 'delete_conversation', { interactionId: id, confirm: token })));
+      const reasons = results.map((result) => (claimsSent(result) ? 'sent' : (result.structuredContent as { refused?: string }).refused));
+      expect(await writesTo(id)).toBe(1);
+      expect(reasons.filter((reason) => reason === 'sent')).toHaveLength(1);
+      expect(reasons.filter((reason) => reason === 'elsewhere')).toHaveLength(8);
+      const elsewhere = results.find((result) => (result.structuredContent as { refused?: string }).refused === 'elsewhere')!;
+      expect(JSON.stringify(elsewhere.content)).toMatch(/issued by another server, whose spent store \([0-9a-f]{12}\)/);
+      // Each stateless node said at start that its tokens send through it alone.
+      for (const server of http) expect(server.stderr()).toContain('SVC_STATELESS without SVC_REDIS_URL');
+    } finally {
+      await Promise.all([...stdio, ...httpClients].map((node) => node.close()));
+      await Promise.all(http.map((server) => server.stop()));
+    }
+  }, 60_000);
+});

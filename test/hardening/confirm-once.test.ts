@@ -148,3 +148,35 @@ describe('a spent token after a restart (SVC_CONFIRM_SECRET, SVC_STATE_DIR)', ()
     }
   });
 });
+
+describe('a fleet without Redis: one shared SVC_CONFIRM_SECRET, each node its own state folder (issue 32)', () => {
+  const folders = Array.from({ length: 3 }, () => mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-node-')));
+  let nodes: Connection[];
+  beforeAll(async () => {
+    nodes = await Promise.all(folders.map((folder) => connect({ env: sandboxEnv(sandbox, sandbox.keys.admin, { SVC_CONFIRM_SECRET: SECRET, SVC_STATE_DIR: folder }) })));
+  });
+  afterAll(async () => {
+    await Promise.all((nodes ?? []).map((node) => node.close()));
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('sends a token once, through the node that issued it; every other node refuses it and says why', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 3 }), async (issuer, copies) => {
+        const name = `fleet-${process.pid}-${run++}`;
+        const token = await tokenFor(nodes[issuer], name);
+        const sends = nodes.flatMap((node) => Array.from({ length: copies }, () => node));
+        const results = await Promise.all(sends.map((node) => createFolder(node, { name, confirm: token })));
+        expect(creations(name)).toBe(1);
+        const reasons = results.map((result) => (result.structuredContent as { refused?: string }).refused ?? 'sent');
+        expect(reasons.filter((reason) => reason === 'sent')).toHaveLength(1);
+        expect(reasons.filter((reason) => reason === 'spent')).toHaveLength(copies - 1);
+        expect(reasons.filter((reason) => reason === 'elsewhere')).toHaveLength(2 * copies);
+        const elsewhere = results.find((result) => (result.structuredContent as { refused?: string }).refused === 'elsewhere')!;
+        expect((elsewhere.structuredContent as { message: string }).message).toMatch(/issued by another server, whose spent store \([0-9a-f]{12}\) is not this one's \([0-9a-f]{12}\)/);
+      }),
+      { numRuns: 6 },
+    );
+  });
+});

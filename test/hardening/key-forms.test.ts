@@ -1,12 +1,18 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { holdLiveKey } from '../../src/live-keys.js';
 import { createLogger } from '../../src/log.js';
+import { shapeResult } from '../../src/engine/output.js';
+import { redactResult } from '../../src/engine/secrets.js';
 import { keyRedaction } from '../../src/redaction.js';
 import { OPTIONS } from '../../src/config.js';
 import { helpText } from '../../src/help.js';
 import { KEY_HELP } from '../../src/transports/credentials.js';
+import { catalog } from '../../tools/index.js';
+import { ROOT } from '../support/paths.js';
 import { connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
@@ -177,5 +183,104 @@ describe("svc-mcp's own words", () => {
     const words = 'No API answered at SVC_BASE_URL=http://127.0.0.1:9';
     expect(keyRedaction('svc_...').redact(words)).toBe(words);
     expect(keyRedaction('svc_........').redact(words)).toBe(words);
+  });
+});
+
+/**
+ * Issue 32: forms outside design 10.2's list came back, 32 of 32 tried. Any run of 12 characters of
+ * the body, with any separators between them, in plain text or hex, and a key kept as an array or
+ * an object of its characters, is masked; svc-mcp's own words never are.
+ */
+describe('runs of the key with any separators (issue 32)', () => {
+  const anyKey = fc.oneof(keyBody, fc.stringMatching(/^[A-Za-z0-9_-]{24,60}$/)).map((body) => `svc_${body}`);
+  const separator = fc.constantFrom('  ', ', ', '", "', '\n', '\u00a0', '\t', ' - ', '.', '\r\n', ' | ', '\u3000', ': ', '\\n');
+  const runOf = (key: string) => fc.integer({ min: 0, max: key.length - 4 - 12 }).chain((start) => fc.integer({ min: start + 12, max: key.length - 4 }).map((end) => key.slice(4 + start, 4 + end)));
+  /** Whether a run of 12 characters of the body shows in the text once everything but letters and digits is taken out. */
+  const showsRun = (text: string, key: string) => {
+    const body = key
+      .slice(4)
+      .toLowerCase()
+      .replace(/[^0-9a-z]/g, '');
+    const normalized = text.toLowerCase().replace(/[^0-9a-z]/g, '');
+    for (let start = 0; start + 12 <= body.length; start++) if (normalized.includes(body.slice(start, start + 12))) return true;
+    return false;
+  };
+  /** Whether 12 bytes of the body show in hex, once everything but hex digits is taken out. */
+  const hexRun = (text: string, key: string) => {
+    const hex = Buffer.from(key.slice(4)).toString('hex');
+    const normalized = text.replace(/[^0-9a-fA-F]/g, '').toLowerCase();
+    for (let start = 0; start + 24 <= hex.length; start += 2) if (normalized.includes(hex.slice(start, start + 24))) return true;
+    return false;
+  };
+
+  it('masks any run of 12 or more characters of the body split by any separators, in any case', () => {
+    fc.assert(
+      fc.property(anyKey, separator, fc.integer({ min: 1, max: 5 }), fc.boolean(), (key, joiner, group, upper) => {
+        const run = key.slice(5);
+        const text = (upper ? run.toUpperCase() : run).match(new RegExp(`.{1,${group}}`, 'g'))!.join(joiner);
+        const masked = keyRedaction(key).redact(`before ${text} after`);
+        expect(showsRun(masked, key), masked).toBe(false);
+        expect(masked.startsWith('before ') && masked.endsWith(' after'), masked).toBe(true);
+        // The whole key, its prefix too, as a preview's JSON shows it: separators escaped (`\u00A0`, `\n`).
+        const whole = JSON.stringify([...key].join(joiner))
+          .slice(1, -1)
+          .replace(/\u00a0/g, '\\u00A0');
+        const wholeMasked = keyRedaction(key).redact(`"title": "${whole}"`);
+        expect(showsRun(wholeMasked, key), wholeMasked).toBe(false);
+        // The prefix goes with it, and nothing is left, unless the body holds characters that may also separate (`_`, `-`).
+        if (/^svc_[A-Za-z0-9]+$/.test(key)) expect(wholeMasked).toBe('"title": "********"');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('masks any inner run, the key across two fields, and hex split between its bytes', () => {
+    fc.assert(
+      fc.property(anyKey, separator, (key, joiner) => {
+        const redaction = keyRedaction(key);
+        fc.assert(
+          fc.property(runOf(key), (run) => !showsRun(redaction.redact(`x ${run} y`), key)),
+          { numRuns: 20 },
+        );
+        const middle = 4 + Math.floor((key.length - 4) / 2);
+        const twoFields = JSON.stringify({ a: key.slice(0, middle), b: key.slice(middle) });
+        if (middle - 4 >= 12 && key.length - middle >= 12) expect(showsRun(redaction.redact(twoFields), key)).toBe(false);
+        const hex = Buffer.from(key.slice(4)).toString('hex').match(/../g)!.join(joiner);
+        expect(hexRun(redaction.redact(hex), key)).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('masks a key kept as an array or an object of its characters, as JSON, as our text renders it, and in structured content', () => {
+    fc.assert(
+      fc.property(anyKey, (key) => {
+        const redaction = keyRedaction(key);
+        for (const value of [[...key], { ...[...key] }]) {
+          const shaped = shapeResult({ kept: value }, { view: 'full', capChars: 80_000 });
+          const result = redactResult(shaped, [redaction]);
+          expect(showsRun(redaction.redact(JSON.stringify(value)), key)).toBe(false);
+          expect(showsRun(textOf(result).replace(/^\s*\d+: /gm, ''), key), textOf(result)).toBe(false);
+          const kept = (result.structuredContent as { kept: unknown }).kept;
+          expect(showsRun(Object.values(kept as object).join(''), key)).toBe(false);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("never masks svc-mcp's own words: tool descriptions, titles, the guide and the server's messages", () => {
+    const ownWords = [
+      ...catalog.flatMap((group) => group.tools.flatMap((tool) => [tool.name, tool.title, tool.description])),
+      readFileSync(path.join(ROOT, 'README.md'), 'utf8'),
+      readFileSync(path.join(ROOT, 'src/CONFIGURATION.md'), 'utf8'),
+    ];
+    fc.assert(
+      fc.property(anyKey, (key) => {
+        const redaction = keyRedaction(key);
+        for (const text of ownWords) expect(redaction.redact(text)).toBe(text);
+      }),
+      { numRuns: 30 },
+    );
   });
 });

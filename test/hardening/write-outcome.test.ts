@@ -9,6 +9,7 @@ import type { ApiRequest } from '../../src/http/client.js';
 import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/http/errors.js';
 import { errorResult } from '../../src/engine/errors.js';
 import { createLogger } from '../../src/log.js';
+import { WriteRefusals } from '../../src/http/write-refusals.js';
 import { catalog } from '../../tools/index.js';
 import { textOf } from '../support/harness.js';
 
@@ -18,7 +19,7 @@ const config = loadConfig([], { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY:
 /** A session whose API answers every request with `status` and `body`, as the transport would see it. */
 function sessionAnswering(respond: (request: ApiRequest) => unknown): Session {
   return {
-    options: { config, catalog, apiKey: KEY, logger: createLogger('silent') } as unknown as Session['options'],
+    options: { config, catalog, apiKey: KEY, logger: createLogger('silent'), client: { writeRefusals: new WriteRefusals() } } as unknown as Session['options'],
     api: { request: async (request: ApiRequest) => respond(request) } as Session['api'],
     server: { sendLoggingMessage: async () => undefined } as unknown as Session['server'],
     toolsByName: new Map(),

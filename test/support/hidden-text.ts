@@ -1,6 +1,6 @@
 /**
  * Text that can disguise itself (design §10.5): bidirectional controls reorder what a reader sees,
- * zero-width characters hide inside words. The server must show each escaped, as `\u202E`.
+ * zero-width characters and other invisible ones hide inside words. The server must show each escaped, as `\u202E`.
  */
 import fc from 'fast-check';
 
@@ -8,7 +8,9 @@ import fc from 'fast-check';
 export const BIDI_CONTROLS = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
 /** Zero-width characters: space, non-joiner, joiner, word joiner, and the BOM as a zero-width no-break space. */
 export const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'];
-export const HIDDEN = [...BIDI_CONTROLS, ...ZERO_WIDTH];
+/** What else renders as nothing (issue 32): variation selectors (a 32-byte instruction hides after an emoji), Hangul fillers, the blank Braille pattern, the combining grapheme joiner. */
+export const INVISIBLE = ['\ufe00', '\ufe0f', '\u{e0100}', '\u{e01ef}', '\u3164', '\uffa0', '\u115f', '\u1160', '\u2800', '\u034f'];
+export const HIDDEN = [...BIDI_CONTROLS, ...ZERO_WIDTH, ...INVISIBLE];
 
 const HIDDEN_PATTERN = new RegExp(`[${HIDDEN.join('')}]`, 'u');
 

@@ -55,6 +55,19 @@ export function keyForms(key: string): KeyForm[] {
     { name: 'hex, upper case', text: Buffer.from(key, 'utf8').toString('hex').toUpperCase() },
     { name: 'hex of the bare key', text: Buffer.from(bare, 'utf8').toString('hex') },
   ];
+  // Issue 32: forms beyond design 10.2's list (its floor), each a run of the key's body with separators of any kind.
+  const hexPairs = (text: string) => Buffer.from(text, 'utf8').toString('hex').match(/../g)!;
+  forms.push(
+    { name: 'split by two spaces', text: [...key].join('  ') },
+    { name: 'split by ", "', text: [...key].join('", "') },
+    { name: 'split by newlines', text: [...key].join('\n') },
+    { name: 'split by NBSP', text: [...key].join('\u00a0') },
+    { name: 'hex with spaces between bytes', text: hexPairs(key).join(' ') },
+    { name: 'without its first character', text: key.slice(1) },
+    { name: 'bare, without its first character', text: bare.slice(1) },
+    { name: 'as a JSON array of its characters', text: JSON.stringify([...key]) },
+    { name: 'as a list of its characters', text: [...key].join(', ') },
+  );
   for (const separator of SEPARATORS) {
     const name = separator === ' ' ? 'spaces' : separator === '-' ? 'dashes' : 'dots';
     forms.push({ name: `split by ${name}, groups of 4`, text: `svc_${chunks(bare, 4).join(separator)}` });
@@ -145,6 +158,9 @@ function decodeOnce(text: string): Array<[string, string]> {
   if (base64.length) out.push(['base64', base64.join('\n')]);
   const hex = (text.match(/[0-9a-fA-F]{16,}/g) ?? []).flatMap((run) => [0, 1].map((offset) => Buffer.from(run.slice(offset, offset + ((run.length - offset) & ~1)), 'hex').toString('latin1')));
   if (hex.length) out.push(['hex', hex.join('\n')]);
+  // Hex split between its bytes (`73 76 63 5f`): the pairs read together.
+  const spaced = (text.match(/(?:[0-9a-fA-F]{2}[^0-9a-zA-Z]{1,4}){8,}[0-9a-fA-F]{2}/g) ?? []).map((run) => Buffer.from(run.replace(/[^0-9a-fA-F]/g, ''), 'hex').toString('latin1'));
+  if (spaced.length) out.push(['hex split between bytes', spaced.join('\n')]);
   return out;
 }
 

@@ -8,6 +8,7 @@ const binding: TokenBinding = {
   tool: 'update_article',
   request: { method: 'PUT', path: '/v2/hc-articles/a1/public', body: { title: 'New', questions: ['a', 'b'] } },
   apiKey: 'svc_test_key',
+  store: '0123456789ab',
 };
 const NOW = 1_800_000_000_000;
 
@@ -50,5 +51,17 @@ describe('confirmation tokens', () => {
     expect(checkToken('secret', first.token, binding, first.expiresAt - 1).ok).toBe(true);
     expect(checkToken('secret', first.token, binding, first.expiresAt)).toMatchObject({ ok: false, refused: 'expired', reason: expect.stringContaining('expired at') });
     expect(issueToken('secret', binding, NOW).token).not.toBe(first.token);
+  });
+
+  it('name their spent store: a server with another store refuses a token another server issued, and says why (issue 32)', () => {
+    const { token } = issueToken('secret', binding, NOW);
+    expect(checkToken('secret', token, binding, NOW).ok).toBe(true);
+    const elsewhere = checkToken('secret', token, { ...binding, store: 'ba9876543210' }, NOW);
+    expect(elsewhere).toMatchObject({ ok: false, refused: 'elsewhere', reason: expect.stringContaining("spent store (0123456789ab) is not this one's (ba9876543210)") });
+    // A token whose store was changed to this server's is not one the secret signed.
+    const nonce = Buffer.from(token.split('.')[1], 'base64url');
+    Buffer.from('ba9876543210', 'hex').copy(nonce, 8);
+    const moved = [token.split('.')[0], nonce.toString('base64url'), token.split('.')[2]].join('.');
+    expect(checkToken('secret', moved, { ...binding, store: 'ba9876543210' }, NOW)).toMatchObject({ ok: false, refused: 'mismatch' });
   });
 });

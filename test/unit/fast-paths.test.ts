@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Envelope, messageJson, shapeResult, stringsArePlain } from '../../src/engine/output.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
-const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+const UNSAFE = /(?! )[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\p{Zs}]/u;
 
 /** The engine's own fast paths of a call: text cleaning and serialising. Those around the MCP SDK are in sdk-adapter.test.ts. */
 describe('fast paths of the call path', () => {

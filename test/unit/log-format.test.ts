@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { formatPretty } from '../../src/log.js';
@@ -25,5 +26,22 @@ describe('log format', () => {
 
   it('passes a line that is not JSON through unchanged', () => {
     expect(formatPretty('plain text')).toBe('plain text\n');
+  });
+
+  it('shows terminal escape sequences and hidden characters from what clients chose (a client name, a method) escaped, never raw (issue 32)', () => {
+    const hostile = fc.string({
+      unit: fc.oneof(fc.constantFrom('\u001b', '[', '2J', ']0;', '\u0007', '\u009b', '\u202e', '\ufe0f', '\u3164', '\r', '\n', ' ', '\u00a0'), fc.string({ unit: 'binary', maxLength: 2 })),
+    });
+    fc.assert(
+      fc.property(hostile, hostile, (name, method) => {
+        const line = JSON.stringify({ level: 30, time, msg: `oauth client registered ${name}`, name, rpc: method, err: { stack: `Error: ${method}\n at x` } });
+        for (const colors of [false, true]) {
+          const shown = formatPretty(line, colors).replace('\u001b[32mINFO \u001b[0m', 'INFO ');
+          expect(shown).not.toMatch(/(?![\n ])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\p{Zs}]/u);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(formatPretty(JSON.stringify({ level: 30, time, msg: 'm', name: 'Evil\u001b]0;pwned\u0007' }))).toContain('name=Evil\\u001B]0;pwned\\u0007');
   });
 });

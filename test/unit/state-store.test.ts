@@ -80,13 +80,26 @@ describe('state store: files', () => {
     expect(await after.claim('spent', 'a-secret-token', Date.now() + 60_000)).toBe(false);
     const names = readdirSync(path.join(dir, 'spent'));
     expect(names).toEqual([storedId('a-secret-token')]);
-    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => statSync(path.join(dir, name)).isFile());
+    // The store's id is the one file that is not a record: the same after the restart.
+    expect(after.id).toBe(before.id);
+    expect(readFileSync(path.join(dir, 'store-id'), 'utf8')).toBe(after.id);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name !== 'store-id' && statSync(path.join(dir, name)).isFile());
     const onDisk = files.map((name) => `${name}\n${readFileSync(path.join(dir, name), 'utf8')}`).join('\n');
     expect(files).toHaveLength(2);
     expect(onDisk).not.toContain('secret');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(dir, 'spent', names[0])).mode & 0o777).toBe(0o600);
     after.close();
+  });
+
+  it('gives every process opening one folder the same store id at once, and another folder another (issue 32)', async () => {
+    const dir = tempDir();
+    const stores = await Promise.all(Array.from({ length: 12 }, () => FileStateStore.open(dir)));
+    expect(new Set(stores.map((store) => store.id)).size).toBe(1);
+    expect(stores[0].id).toMatch(/^[0-9a-f]{12}$/);
+    const other = await FileStateStore.open(tempDir());
+    expect(other.id).not.toBe(stores[0].id);
+    for (const store of [...stores, other]) store.close();
   });
 
   it('refuses to open a folder it cannot write, with the reason', async () => {

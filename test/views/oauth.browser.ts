@@ -1,7 +1,8 @@
 /**
  * The OAuth authorization page in Debian's Chromium (`npm run test:views`, CI only): a person types the
- * key and is sent back to the client with a code; a wrong key is refused on the page; read-only is
- * honoured; the page cannot be framed. It also covers Chromium's two traps: under
+ * key and is sent back to the client with a code; a wrong key is refused on the page, which keeps the
+ * person's choice of read-only; read-only is honoured; the page cannot be framed, nor its form posted
+ * from another site. It also covers Chromium's two traps: under
  * `Referrer-Policy: no-referrer` the form's POST carries `Origin: null`, and a CSP `form-action 'self'`
  * would block the redirect back to the client.
  */
@@ -131,6 +132,43 @@ describe('the authorization page in Chromium', () => {
     expect(tools.length).toBeGreaterThan(5);
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     await signed.close();
+    await page.close();
+  });
+
+  it('keeps "Read only" after a wrong key, so the grant the person then makes is read-only (issue 32)', async () => {
+    const oauth = await startSignIn();
+    await page.getByLabel(/Read only/).check();
+    for (const wrong of [sandbox.keys.revoked, 'not a key at all']) {
+      await page.locator('#api_key').fill(wrong);
+      await page.getByRole('button', { name: 'Allow access' }).click();
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByLabel(/Read only/).isChecked(), `after ${wrong === sandbox.keys.revoked ? 'a refused key' : 'a malformed key'}`).toBe(true);
+    }
+    await page.locator('#api_key').fill(sandbox.keys.admin);
+    await Promise.all([page.waitForURL(`${clientOrigin}/callback?**`), page.getByRole('button', { name: 'Allow access' }).click()]);
+    const signed = await finish(oauth, new URL(page.url()).searchParams.get('code')!);
+    const { tools } = await signed.client.listTools();
+    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    await signed.close();
+    await page.close();
+  });
+
+  it('refuses its form posted from another site: no code, and the person stays off the client (issue 32)', async () => {
+    const oauth = new TestOAuthClient('Cross-site', `${clientOrigin}/callback`);
+    await auth(oauth, { serverUrl: mcpUrl });
+    // The page's own fields, copied into a form on another site that posts itself there.
+    await page.goto(oauth.authorizationUrl!.href);
+    const fields = await page.locator('input[type=hidden]').evaluateAll((inputs) => inputs.map((input) => [input.getAttribute('name') ?? '', input.getAttribute('value') ?? '']));
+    const hidden = fields.map(([name, value]) => `<input type="hidden" name="${name}" value="${value.replaceAll('"', '&quot;')}">`).join('');
+    frameTarget = '';
+    await page.goto(`${clientOrigin}/frame`);
+    await page.setContent(
+      `<form method="post" action="${new URL('/authorize', mcpUrl).href}">${hidden}<input name="api_key" value="${sandbox.keys.admin}"><input name="decision" value="allow"></form><script>document.forms[0].submit()</script>`,
+    );
+    await page.waitForLoadState('load');
+    await page.waitForURL(/\/authorize$/);
+    expect(page.url()).not.toContain(`${clientOrigin}/callback`);
+    expect(await page.content()).toContain('This form was not sent from this page');
     await page.close();
   });
 
