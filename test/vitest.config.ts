@@ -12,7 +12,7 @@ export default defineConfig({
   root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
   test: {
     include: ['test/**/*.test.ts'],
-    maxWorkers: 3,
+    maxWorkers: 4,
     // Every file builds its own sandbox and runtime and restores what it changes, so files share
     // one module cache per worker: importing the SDK and the catalog once per worker, not per file,
     // halves the run.

@@ -175,7 +175,7 @@ describe("svc-mcp's own words", () => {
         fc.pre(!ownWords.toLowerCase().includes(body));
         expect(keyRedaction(key).redact(ownWords)).toBe(ownWords);
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 
@@ -230,7 +230,7 @@ describe('runs of the key with any separators (issue 32)', () => {
         // The prefix goes with it, and nothing is left, unless the body holds characters that may also separate (`_`, `-`).
         if (/^svc_[A-Za-z0-9]+$/.test(key)) expect(wholeMasked).toBe('"title": "********"');
       }),
-      { numRuns: 300 },
+      { numRuns: 120 },
     );
   });
 
@@ -248,7 +248,7 @@ describe('runs of the key with any separators (issue 32)', () => {
         const hex = Buffer.from(key.slice(4)).toString('hex').match(/../g)!.join(joiner);
         expect(hexRun(redaction.redact(hex), key)).toBe(false);
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
