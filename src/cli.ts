@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
   await startTelemetry({ logger });
   const runtime = await createRuntime(config, logger);
   if (config.transport === 'http') {
-    const { serveHttp } = await import('./transports/http.js');
+    const { serveHttp } = await import('./transports/http/server.js');
     await serveHttp(runtime);
   } else {
     await serveStdio(runtime);

@@ -3,7 +3,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogFormat } from './config.js';
 import { showHiddenInLines, showHiddenOnOneLine } from './hidden-characters.js';
 import { isRecord } from './json.js';
-import { redactLiveKeys } from './live-keys.js';
+import { redactLiveKeys } from './redaction/live-keys.js';
 
 export type { Logger };
 

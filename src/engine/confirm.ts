@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfirmMode } from '../config.js';
-import type { ApiRequest } from '../http/client.js';
-import { encodeQuery } from '../http/client.js';
-import { ApiError, CancelledError } from '../http/errors.js';
-import { Envelope, showHidden } from './output.js';
+import type { ApiRequest } from '../upstream/client.js';
+import { encodeQuery } from '../upstream/client.js';
+import { ApiError, CancelledError } from '../upstream/errors.js';
+import { Envelope, showHidden } from './render/envelope.js';
 import type { PreviewContext, Quote, ToolContext, ToolDefinition } from './define.js';
 import { checkToken, issueToken, type TokenBinding, type TokenRefusal } from './tokens.js';
 import type { Session, ToolRun } from './types.js';

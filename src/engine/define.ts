@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { HttpMethod } from '../http/method.js';
+import type { HttpMethod } from '../upstream/method.js';
 import type { Config } from '../config.js';
 import type { ViewName } from '../views/catalog.js';
 import type { WorkspaceMirror } from '../mirror/mirror.js';

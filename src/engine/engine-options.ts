@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VIEWS } from './output.js';
+import { VIEWS } from './render/shape-options.js';
 
 /**
  * The options the engine reads beside a tool's own input, which the tool never sees: `view` of a

@@ -12,11 +12,11 @@ import {
   RateLimitError,
   TimeoutError,
   UpstreamServerError,
-} from '../http/errors.js';
+} from '../upstream/errors.js';
 import type { RateLimit } from '../config.js';
-import { redactLiveKeys } from '../live-keys.js';
+import { redactLiveKeys } from '../redaction/live-keys.js';
 import type { ToolDefinition } from './define.js';
-import { quoteUntrusted, showHidden } from './output.js';
+import { quoteUntrusted, showHidden } from './render/envelope.js';
 
 /** Thrown by handlers for a failure they can explain better than a status code. */
 export class ToolFailure extends Error {

@@ -210,18 +210,18 @@ export function fieldPath(path: ReadonlyArray<string | number>): string {
  * Those are converted where the schema wants the parsed type; anything else is left for the
  * validator to report.
  */
-export function coerceToSchema(schema: z.ZodTypeAny, value: unknown): unknown {
+export function coerceToSchema(schema: z.ZodTypeAny, value: unknown, parsedJson?: unknown[]): unknown {
   const base = baseSchema(schema);
   if (base instanceof z.ZodUnion) {
     const options = base.options as z.ZodTypeAny[];
     if (options.some((option) => option.safeParse(value).success)) return value;
-    return options.reduce((current, option) => (current === value ? coerceToSchema(option, value) : current), value);
+    return options.reduce((current, option) => (current === value ? coerceToSchema(option, value, parsedJson) : current), value);
   }
   let current = value;
   if (typeof current === 'string') {
     const text = current.trim();
-    if ((base instanceof z.ZodObject || base instanceof z.ZodRecord) && text.startsWith('{')) current = tryJson(text);
-    else if (base instanceof z.ZodArray) current = text.startsWith('[') ? tryJson(text) : [current];
+    if ((base instanceof z.ZodObject || base instanceof z.ZodRecord) && text.startsWith('{')) current = tryJson(text, parsedJson);
+    else if (base instanceof z.ZodArray) current = text.startsWith('[') ? tryJson(text, parsedJson) : [current];
     else if (base instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(text)) current = Number(text);
     else if (base instanceof z.ZodBoolean && (text === 'true' || text === 'false')) current = text === 'true';
   }
@@ -229,20 +229,23 @@ export function coerceToSchema(schema: z.ZodTypeAny, value: unknown): unknown {
     const shape = base.shape as z.ZodRawShape;
     const result: Record<string, unknown> = { ...(current as Record<string, unknown>) };
     for (const [key, fieldSchema] of Object.entries(shape)) {
-      if (key in result) result[key] = coerceToSchema(fieldSchema, result[key]);
+      if (key in result) result[key] = coerceToSchema(fieldSchema, result[key], parsedJson);
     }
     return result;
   }
   if (base instanceof z.ZodArray && (typeof current === 'number' || typeof current === 'boolean')) current = [current];
   if (base instanceof z.ZodArray && Array.isArray(current)) {
-    return current.map((item) => coerceToSchema(base.element, item));
+    return current.map((item) => coerceToSchema(base.element, item, parsedJson));
   }
   return current;
 }
 
-function tryJson(text: string): unknown {
+/** JSON text parsed, noted in `parsedJson`: what it holds is new input, as deep or hostile as any argument. */
+function tryJson(text: string, parsedJson?: unknown[]): unknown {
   try {
-    return JSON.parse(text);
+    const parsed: unknown = JSON.parse(text);
+    parsedJson?.push(parsed);
+    return parsed;
   } catch {
     return text;
   }

@@ -7,12 +7,15 @@ import type { MirrorRegistry } from '../mirror/registry.js';
 import { errorResult, sentResult, textError, validationResult, writeRefusedMessage, type ErrorSetting } from './errors.js';
 import { argumentProblems, coerceToSchema, formatIssues, objectShape, unknownFields, withClock } from './inputs.js';
 import { toolListEntry } from './listing.js';
-import { hasHidden, isEscapedThroughout, shapeResult, showHidden, type View } from './output.js';
+import { hasHidden, showHidden } from './render/envelope.js';
+import { shape, unshaped, type Shaped } from './render/shape.js';
+import type { View } from './render/shape-options.js';
+import { toWire } from './render/wire.js';
 import { buildRequest, pathProblems } from './request.js';
 import type { Logger } from '../log.js';
-import { secretRedaction, type Redaction } from '../redaction.js';
+import { secretRedaction, type Redaction } from '../redaction/redaction.js';
 import type { ToolCallScreen } from '../sdk/incoming.js';
-import { redactResult, secretsIn } from './secrets.js';
+import { redactResult, secretsIn } from '../redaction/results.js';
 import { SERVER_NAME } from '../meta.js';
 import { GATE_ANSWER_META } from '../views/results.js';
 import type { ToolRun } from './types.js';
@@ -26,16 +29,16 @@ import type { ToolRun } from './types.js';
  */
 export async function runTool(run: ToolRun): Promise<CallToolResult> {
   const started = Date.now();
-  const checked = checkedArguments(run.tool, run.rawArgs);
-  const { result: raw, preview } = checked.ok ? await callTool(run, checked.args) : { result: validationResult(run.tool, checked.message), preview: false };
+  const checked = checkedArguments(run.tool, run.rawArgs, run.screened);
+  const { shaped, preview } = checked.ok ? await callTool(run, checked.args) : { shaped: unshaped(validationResult(run.tool, checked.message)), preview: false };
   const callerSecrets = checked.ok && !preview ? secretRedaction(secretsIn(checked.args)) : undefined;
-  const result = withHiddenShown(redactResult(raw, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview }));
+  const answer = withHiddenShown(redactResult(shaped, callerSecrets ? [run.session.keyRedaction, callerSecrets] : [run.session.keyRedaction], { hiddenValues: !preview }));
   // A line for every call is for debugging: at info it cost some 6 % of a call's CPU (pino, the
   // redaction of the line, a write to stderr). A failed call is worth a line at the default level.
-  const line = { tool: run.tool.name, ms: Date.now() - started, isError: Boolean(result.isError) };
+  const line = { tool: run.tool.name, ms: Date.now() - started, isError: Boolean(answer.result.isError) };
   if (line.isError) run.session.options.logger.info(line, 'tool call');
   else run.session.options.logger.debug(line, 'tool call');
-  return result;
+  return toWire(answer);
 }
 
 /**
@@ -43,30 +46,34 @@ export async function runTool(run: ToolRun): Promise<CallToolResult> {
  * API data as it writes it; this pass is for what a tool's own text or an error echoes of the
  * caller's arguments (a filter in a stats summary, an id in a refusal), wherever it is written.
  */
-function withHiddenShown(result: CallToolResult): CallToolResult {
-  if (isEscapedThroughout(result) || !result.content.some((part) => part.type === 'text' && hasHidden(part.text))) return result;
-  return { ...result, content: result.content.map((part) => (part.type === 'text' ? { ...part, text: showHidden(part.text) } : part)) };
+function withHiddenShown(shaped: Shaped): Shaped {
+  const { result } = shaped;
+  if (shaped.escapedThroughout || !result.content.some((part) => part.type === 'text' && hasHidden(part.text))) return shaped;
+  // The text alone changes: the structured content and its JSON still agree.
+  return { ...shaped, result: { ...result, content: result.content.map((part) => (part.type === 'text' ? { ...part, text: showHidden(part.text) } : part)) } };
 }
 
 type CheckedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };
 
 /**
  * The arguments checked for their shape (prototype names, depth, size) before anything walks them,
- * then coerced to the tool's schema and checked again: coercion parses objects sent as JSON text,
- * and what it parses may be as deep or as hostile as any other argument (a 10,000-deep object in a
- * JSON string overflowed the stack of the secrets scan). Coercion follows the schema, not the
- * value, so it is safe on any input; the walks stop at the depth limit.
+ * once: a direct call's were checked as they arrived (`screened`, the incoming way's screen), any
+ * other's are checked here. Coercion then parses objects sent as JSON text, and what it parses may
+ * be as deep or as hostile as any other argument (a 10,000-deep object in a JSON string overflowed
+ * the stack of the secrets scan), so arguments coercion parsed anything in are checked again whole.
+ * Coercion follows the schema, not the value, so it is safe on any input.
  */
-function checkedArguments(tool: ToolDefinition, rawArgs: Record<string, unknown>): CheckedArguments {
-  const problems = argumentProblems(rawArgs);
+function checkedArguments(tool: ToolDefinition, rawArgs: Record<string, unknown>, screened = false): CheckedArguments {
+  const problems = screened ? [] : argumentProblems(rawArgs);
   if (problems.length) return { ok: false, message: problems.join('\n') };
-  const args = coerceToSchema(tool.input, omit(rawArgs, ENGINE_FIELDS)) as Record<string, unknown>;
-  const parsed = argumentProblems(args);
+  const parsedJson: unknown[] = [];
+  const args = coerceToSchema(tool.input, omit(rawArgs, ENGINE_FIELDS), parsedJson) as Record<string, unknown>;
+  const parsed = parsedJson.length ? argumentProblems(args) : [];
   return parsed.length ? { ok: false, message: parsed.join('\n') } : { ok: true, args };
 }
 
 /** A result, and whether it is the confirmation gate's (a preview, a refusal or a decline), which shows what the caller passed. */
-async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ result: CallToolResult; preview: boolean }> {
+async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ shaped: Shaped; preview: boolean }> {
   const { tool, signal } = run;
   const { config } = run.session.options;
   /**
@@ -76,9 +83,9 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
   let answered: number | undefined;
   try {
     const engineArgs = engineOptions(run.rawArgs);
-    if (!engineArgs.success) return { result: validationResult(tool, formatIssues(engineArgs.error.issues)), preview: false };
+    if (!engineArgs.success) return { shaped: unshaped(validationResult(tool, formatIssues(engineArgs.error.issues))), preview: false };
     const parsed = validateCoerced(tool, args, config);
-    if (!parsed.ok) return { result: validationResult(tool, parsed.message), preview: false };
+    if (!parsed.ok) return { shaped: unshaped(validationResult(tool, parsed.message)), preview: false };
     const input = parsed.value;
     const view: View = engineArgs.data.view ?? 'compact';
     const context = toolContext(run);
@@ -90,11 +97,11 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
       };
       const request = { ...buildRequest(tool, input, config.providerNames), signal, onRetry: retryNotice(run), onStatus };
       const refusedAt = tool.scope === 'write' ? run.session.options.client.writeRefusals.lastRefused(run.session.options.apiKey) : undefined;
-      if (refusedAt !== undefined) return { result: textError(writeRefusedMessage(tool, refusedAt)), preview: false };
+      if (refusedAt !== undefined) return { shaped: unshaped(textError(writeRefusedMessage(tool, refusedAt))), preview: false };
       // `confirm: true` asks for the preview whatever SVC_CONFIRM says: a view's write button shows what will happen before anything is sent.
       if (needsConfirmation(tool, config.confirm) || (tool.scope === 'write' && engineArgs.data.confirm === true)) {
         const decision = await confirmGate({ run, request, input, context, confirm: engineArgs.data.confirm });
-        if (decision) return { result: listsOutputSchema(run) ? asUncheckedError(decision) : decision, preview: true };
+        if (decision) return { shaped: unshaped(listsOutputSchema(run) ? asUncheckedError(decision) : decision), preview: true };
       }
       data = await run.session.api.request(request);
       if (tool.keepMirror) await keepMirrorTrue(run, tool, data, input, context);
@@ -103,7 +110,7 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
     }
     if (tool.transform) data = await tool.transform(data, input, context);
     // A list result that is a bare array is held under its items' name: structured content is an object.
-    const result = shapeResult(tool.list && Array.isArray(data) ? { [tool.list.items]: data } : data, {
+    const shaped = shape(tool.list && Array.isArray(data) ? { [tool.list.items]: data } : data, {
       view,
       list: tool.list,
       text: tool.text,
@@ -111,10 +118,10 @@ async function callTool(run: ToolRun, args: Record<string, unknown>): Promise<{ 
       stoppedEarly: tool.stoppedEarly?.(data, input),
       capChars: config.maxResultTokens * 4,
     });
-    return { result, preview: false };
+    return { shaped, preview: false };
   } catch (error) {
     const setting: ErrorSetting = { rateLimit: config.rateLimit, keyFrom: config.transport === 'http' && run.session.options.apiKey !== config.apiKey ? 'client' : 'environment' };
-    return { result: answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting), preview: false };
+    return { shaped: unshaped(answered === undefined ? errorResult(tool, error, setting) : sentResult(tool, answered, error, setting)), preview: false };
   }
 }
 
@@ -274,6 +281,6 @@ export function rawArgumentsScreen(redaction: Redaction, logger: Logger): ToolCa
     if (!problems.length) return undefined;
     const tool = String(name);
     logger.info({ tool, ms: 0, isError: true }, 'tool call');
-    return redactResult(validationResult({ name: tool }, problems.join('\n')), [redaction]);
+    return redactResult(unshaped(validationResult({ name: tool }, problems.join('\n'))), [redaction]).result;
   };
 }

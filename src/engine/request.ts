@@ -1,4 +1,4 @@
-import type { ApiRequest } from '../http/client.js';
+import type { ApiRequest } from '../upstream/client.js';
 import type { ToolDefinition } from './define.js';
 import { ToolFailure } from './errors.js';
 

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { hashKey } from '../key-hash.js';
-import { holdLiveKey } from '../live-keys.js';
+import { hashKey } from '../redaction/key-hash.js';
+import { holdLiveKey } from '../redaction/live-keys.js';
 import type { ToolDefinition } from './define.js';
 import { CALL_WRITE_TOOL, FIND_TOOLS, findTools, GATEWAY_RUNNERS, type GatewayRunner, parseGatewayCall, scopeRefusal } from './gateway.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -10,7 +10,7 @@ import { sessionElicits } from './confirm.js';
 import { hasGateway, sessionInfo, sessionSurface, toolListEntry, toolListing, unreachableReason } from './listing.js';
 import { SERVER_INFO, serverInfoResult } from './server-info.js';
 import { rawArgumentsScreen, runTool } from './pipeline.js';
-import { keyRedaction } from '../redaction.js';
+import { keyRedaction } from '../redaction/redaction.js';
 import { registerPrompts } from './prompts.js';
 import { setToolCallHandler, type ToolCallHandler, validatorOnFirstUse } from '../sdk/shortcuts.js';
 import { connectServer, type MessageObserver } from '../sdk/incoming.js';
@@ -62,7 +62,7 @@ export function createMcpServer(options: EngineOptions): EngineServer {
   };
   // Log lines are redacted of this key in every form while the session lives.
   const releaseKey = holdLiveKey(options.apiKey, session.keyRedaction);
-  const execute: Execute = (tool, rawArgs, origin, signal) => runTool({ session, tool, rawArgs, origin, signal });
+  const execute: Execute = (tool, rawArgs, origin, signal, screened) => runTool({ session, tool, rawArgs, origin, signal, screened });
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: toolListing(catalog, config, sessionElicits(session), clientShowsViews(server.server.getClientCapabilities())),
   }));
@@ -97,8 +97,11 @@ function toolCallHandler(session: Session, execute: Execute): ToolCallHandler {
   /** Every way into a tool ends here: a listed tool, one reached under core, or a gateway runner's target. */
   const run = (tool: ToolDefinition, rawArgs: Record<string, unknown>, extra: Extra, task: { ttl?: number | null } | undefined, viaGateway: boolean) => {
     // The runners declare task support for whatever they run, so a task asked of one is always honoured.
-    if (task && (tool.taskSupport || viaGateway) && extra.taskStore) return startTask(tool, rawArgs, extra, task.ttl, execute, runningTasks);
-    return execute(tool, rawArgs, extra, extra.signal);
+    // A direct call's arguments passed the incoming way's screen (src/sdk/incoming.ts); a runner's may
+    // have come as JSON text the runner parsed, which the pipeline checks.
+    const checked: Execute = (target, args, origin, signal) => execute(target, args, origin, signal, !viaGateway);
+    if (task && (tool.taskSupport || viaGateway) && extra.taskStore) return startTask(tool, rawArgs, extra, task.ttl, checked, runningTasks);
+    return checked(tool, rawArgs, extra, extra.signal);
   };
   return (request, extra) => {
     const { name, task } = request.params;

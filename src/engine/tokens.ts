@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiRequest } from '../http/client.js';
+import type { ApiRequest } from '../upstream/client.js';
 import { canonicalJson } from '../json.js';
 
 /** How long a preview's token stays valid: long enough for a user to read it and say yes. */

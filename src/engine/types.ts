@@ -3,11 +3,11 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Config } from '../config.js';
-import type { Api, ApiClient } from '../http/client.js';
+import type { Api, ApiClient } from '../upstream/client.js';
 import type { Logger } from '../log.js';
 import type { CatalogTool, ToolDefinition, ToolGroup } from './define.js';
 import type { StateStore } from '../state/store.js';
-import type { Redaction } from '../redaction.js';
+import type { Redaction } from '../redaction/redaction.js';
 import type { RunningTasks } from './running-tasks.js';
 import type { MirrorRegistry } from '../mirror/registry.js';
 
@@ -20,7 +20,7 @@ export type Origin = Pick<Extra, '_meta' | 'sendNotification'>;
 export const NO_ORIGIN: Origin = { _meta: undefined, sendNotification: async () => undefined };
 
 /** Runs one tool call through the whole pipeline; resources, tasks and completion reuse it. */
-export type Execute = (tool: ToolDefinition, rawArgs: Record<string, unknown>, origin: Origin, signal: AbortSignal) => Promise<CallToolResult>;
+export type Execute = (tool: ToolDefinition, rawArgs: Record<string, unknown>, origin: Origin, signal: AbortSignal, screened?: boolean) => Promise<CallToolResult>;
 
 export interface EngineOptions {
   config: Config;
@@ -73,4 +73,6 @@ export interface ToolRun {
   rawArgs: Record<string, unknown>;
   origin: Origin;
   signal: AbortSignal;
+  /** The arguments' shape was checked as they arrived (a tools/call's, by the incoming way's screen): not checked again. */
+  screened?: boolean;
 }

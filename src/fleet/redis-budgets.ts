@@ -7,7 +7,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { RateLimit } from '../config.js';
-import { holdFor, SlidingWindowLimiter, type KeyLimiter, type Priority, type SharedBudgets } from '../http/limiter.js';
+import { holdFor, SlidingWindowLimiter, type KeyLimiter, type Priority, type SharedBudgets } from '../upstream/limiter.js';
 import { connectRedis } from './redis.js';
 
 function sleep(ms: number): Promise<void> {

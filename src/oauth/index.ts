@@ -7,7 +7,7 @@ import { ConfigError } from '../config.js';
 import type { AccessTokens, KeyCheck, Refusal } from '../access.js';
 import type { Runtime } from '../runtime.js';
 import { tellPerson } from '../tell.js';
-import type { ClientAddresses } from '../transports/client-address.js';
+import type { ClientAddresses } from '../transports/http/client-address.js';
 import { REGISTRATION_BYTES } from './checks.js';
 import { messagePage, pageHeaders } from './page.js';
 import { RETURN_SHOWN, sameResource, StateOAuthProvider, type Caller } from './provider.js';

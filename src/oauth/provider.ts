@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidGrantError, InvalidTargetError, InvalidTokenError, AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { ClientAddresses } from '../transports/client-address.js';
+import { ClientAddresses } from '../transports/http/client-address.js';
 import { authMethodOf, checkCodeChallenge, checkCodeVerifier, checkRedirectUris, checkResource, crossSiteRefusal, type FormOrigin } from './checks.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { hashKey } from '../key-hash.js';
+import { hashKey } from '../redaction/key-hash.js';
 import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
 import { KEY_SHAPE, type KeyCheck } from '../access.js';

@@ -28,7 +28,7 @@ type Step = (next: Deliver) => Deliver;
  * Connects `server` to `transport` and lays the way every message from the client takes, in order:
  *
  * 0. The transport reads it: stdio's `BoundedStdioTransport` checks each line with
- *    `jsonRpcMessageOf`; over HTTP, http-mcp.ts reads the body and the SDK's transport parses it.
+ *    `jsonRpcMessageOf`; over HTTP, transports/http/mcp.ts reads the body and the SDK's transport parses it.
  *    A check that must see the raw message before any schema copies it (the copy turns an own
  *    `__proto__` key into a prototype) runs there, on stdio before `jsonRpcMessageOf` and over
  *    HTTP on the body; a check of the parsed message is one more step below, before `screen`.

@@ -2,7 +2,7 @@ import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { messageJson } from '../engine/output.js';
+import { messageJson } from '../engine/render/wire.js';
 import { createMcpServer, type EngineServer } from '../engine/server.js';
 import { prototypeKeyProblem } from '../engine/prototype-keys.js';
 import { jsonRpcMessageOf } from '../sdk/shortcuts.js';

@@ -30,7 +30,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** Lines of an unminified esbuild bundle that start a module: `// node_modules/undici/lib/...` or `// src/engine/output.ts`. */
+/** Lines of an unminified esbuild bundle that start a module: `// node_modules/undici/lib/...` or `// src/engine/render/text.ts`. */
 function moduleStarts(file: string): Array<{ line: number; name: string }> {
   const starts: Array<{ line: number; name: string }> = [];
   readFileSync(file, 'utf8')

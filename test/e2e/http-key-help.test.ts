@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 import { RUN_ENV } from '../support/run-env.js';
 

@@ -7,7 +7,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { apiRequests } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';

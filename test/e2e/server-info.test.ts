@@ -11,7 +11,7 @@ import { createMcpServer } from '../../src/engine/server.js';
 import { createLogger } from '../../src/log.js';
 import { SERVER_VERSION } from '../../src/meta.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer } from '../../src/transports/http.js';
+import { startHttpServer } from '../../src/transports/http/server.js';
 import { catalog } from '../../tools/index.js';
 import { useConnection, useSandbox, useStarted } from '../support/fixture.js';
 import { answering, apiRequests, sandboxEnv, textOf, type Connection } from '../support/harness.js';

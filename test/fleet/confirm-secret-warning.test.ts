@@ -3,7 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer } from '../../src/transports/http.js';
+import { startHttpServer } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 
 const sandbox = useSandbox();

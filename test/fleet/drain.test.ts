@@ -3,7 +3,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { connectHttp, type HttpConnection } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { queueSource, resultText, startWaitTask } from './support.js';

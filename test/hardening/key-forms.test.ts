@@ -3,14 +3,14 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { holdLiveKey } from '../../src/live-keys.js';
+import { holdLiveKey } from '../../src/redaction/live-keys.js';
 import { createLogger } from '../../src/log.js';
-import { shapeResult } from '../../src/engine/output.js';
-import { redactResult } from '../../src/engine/secrets.js';
-import { keyRedaction } from '../../src/redaction.js';
+import { shape } from '../../src/engine/render/shape.js';
+import { redactResult } from '../../src/redaction/results.js';
+import { keyRedaction } from '../../src/redaction/redaction.js';
 import { OPTIONS } from '../../src/config.js';
 import { helpText } from '../../src/help.js';
-import { KEY_HELP } from '../../src/transports/credentials.js';
+import { KEY_HELP } from '../../src/transports/http/credentials.js';
 import { catalog } from '../../tools/index.js';
 import { ROOT } from '../support/paths.js';
 import { connect, sandboxEnv, textOf } from '../support/harness.js';
@@ -257,8 +257,7 @@ describe('runs of the key with any separators (issue 32)', () => {
       fc.property(anyKey, (key) => {
         const redaction = keyRedaction(key);
         for (const value of [[...key], { ...[...key] }]) {
-          const shaped = shapeResult({ kept: value }, { view: 'full', capChars: 80_000 });
-          const result = redactResult(shaped, [redaction]);
+          const { result } = redactResult(shape({ kept: value }, { view: 'full', capChars: 80_000 }), [redaction]);
           expect(showsRun(redaction.redact(JSON.stringify(value)), key)).toBe(false);
           expect(showsRun(textOf(result).replace(/^\s*\d+: /gm, ''), key), textOf(result)).toBe(false);
           const kept = (result.structuredContent as { kept: unknown }).kept;

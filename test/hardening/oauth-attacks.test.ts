@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { storedId } from '../../src/state/store.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { allowOnPage, hiddenFields, openPage, postForm, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';

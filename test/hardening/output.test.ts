@@ -1,10 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../src/engine/confirm.js';
-import { hasHidden, shapeResult, showHidden, type ShapeOptions } from '../../src/engine/output.js';
-import { redactResult } from '../../src/engine/secrets.js';
-import { redactLiveKeys } from '../../src/live-keys.js';
-import { keyRedaction, secretRedaction } from '../../src/redaction.js';
+import { hasHidden, showHidden } from '../../src/engine/render/envelope.js';
+import { unshaped } from '../../src/engine/render/shape.js';
+import type { ShapeOptions } from '../../src/engine/render/shape-options.js';
+import { shapeResult } from '../support/shape.js';
+import { redactResult } from '../../src/redaction/results.js';
+import { redactLiveKeys } from '../../src/redaction/live-keys.js';
+import { keyRedaction, secretRedaction } from '../../src/redaction/redaction.js';
 import { answering, apiRequests, textOf } from '../support/harness.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 
@@ -288,9 +291,10 @@ describe('secret redaction (finding 3)', () => {
   const secrets = keyRedaction(key);
   it('masks the key in every form in the text and the structured result alike, field names included', () => {
     const forms = [key, key.toUpperCase(), key.slice(4), key.slice(4).toUpperCase(), encodeURIComponent(key), 'svc%5F0123456789abcdef0123456789abcdef', `Bearer ${key}`];
-    const result = redactResult({ content: [{ type: 'text', text: forms.join(' | ') }], structuredContent: { forms, nested: { [key]: { url: `https://x/?k=${encodeURIComponent(key)}` } } } }, [
-      secrets,
-    ]);
+    const { result } = redactResult(
+      unshaped({ content: [{ type: 'text', text: forms.join(' | ') }], structuredContent: { forms, nested: { [key]: { url: `https://x/?k=${encodeURIComponent(key)}` } } } }),
+      [secrets],
+    );
     const all = JSON.stringify(result);
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
@@ -298,19 +302,22 @@ describe('secret redaction (finding 3)', () => {
   it('masks a key that only the structured result holds (a field the text leaves out as empty)', () => {
     const shaped = shapeResult({ rows: [{ id: 'a', [key]: null, note: [] }], echoed: { [encodeURIComponent(key)]: {} } }, { ...full, list });
     expect(textOf(shaped)).not.toContain(key);
-    const all = JSON.stringify(redactResult(shaped, [secrets]));
+    const all = JSON.stringify(redactResult(unshaped(shaped), [secrets]).result);
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
   it('masks a key that only _meta holds (where a gate answer carries its structure)', () => {
-    const all = JSON.stringify(redactResult({ isError: true, content: [{ type: 'text', text: 'Preview only.' }], _meta: { 'svc-mcp/confirmation': { request: `POST /x ${key}` } } }, [secrets]));
+    const all = JSON.stringify(
+      redactResult(unshaped({ isError: true, content: [{ type: 'text', text: 'Preview only.' }], _meta: { 'svc-mcp/confirmation': { request: `POST /x ${key}` } } }), [secrets]).result,
+    );
     expect(all.toLowerCase()).not.toContain(key.slice(4).toLowerCase());
     expect(all).toContain('********');
   });
   it('masks every secret the caller passed in, in any case', () => {
-    const result = redactResult({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }, [
-      secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!,
-    ]);
+    const { result } = redactResult(
+      unshaped({ content: [{ type: 'text', text: 'token=HUNTER2-secret and hunter2-SECRET' }], structuredContent: { url: `/x?t=${encodeURIComponent('hunter2-secret/?&')}` } }),
+      [secretRedaction(['hunter2-secret', 'hunter2-secret/?&'])!],
+    );
     expect(JSON.stringify(result).toLowerCase()).not.toContain('hunter2');
   });
   it('scrubs prefixed keys from log text in any case and URL-encoded', () => {

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
 import { defineTool, type ToolDefinition } from '../../src/engine/define.js';
 import { runTool } from '../../src/engine/pipeline.js';
-import { keyRedaction } from '../../src/redaction.js';
+import { keyRedaction } from '../../src/redaction/redaction.js';
 import { NO_ORIGIN, type Session } from '../../src/engine/types.js';
-import type { ApiRequest } from '../../src/http/client.js';
-import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/http/errors.js';
+import type { ApiRequest } from '../../src/upstream/client.js';
+import { ConnectionError, RateLimitError, UpstreamServerError } from '../../src/upstream/errors.js';
 import { errorResult } from '../../src/engine/errors.js';
 import { createLogger } from '../../src/log.js';
-import { WriteRefusals } from '../../src/http/write-refusals.js';
+import { WriteRefusals } from '../../src/upstream/write-refusals.js';
 import { catalog } from '../../tools/index.js';
 import { textOf } from '../support/harness.js';
 

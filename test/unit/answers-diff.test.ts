@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Envelope } from '../../src/engine/output.js';
+import { Envelope } from '../../src/engine/render/envelope.js';
 import { lineDiff, listChanges, passageDiff, pathDiff, renderPassages } from '../../tools/lib/diff.js';
 import { compareArticle } from '../../tools/lib/article-review.js';
 

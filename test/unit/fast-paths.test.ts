@@ -1,7 +1,9 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Envelope, messageJson, shapeResult, stringsArePlain } from '../../src/engine/output.js';
+import { Envelope, stringsArePlain } from '../../src/engine/render/envelope.js';
+import { messageJson } from '../../src/engine/render/wire.js';
+import { shapeResult, wireResult } from '../support/shape.js';
 
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /(?! )[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\p{Zs}]/u;
@@ -89,7 +91,7 @@ describe('fast paths of the call path', () => {
         fc.integer({ min: 200, max: 20_000 }),
         fc.oneof(fc.integer(), fc.string()),
         (data, view, asList, capChars, id) => {
-          const result = shapeResult(data, { view, capChars, list: asList ? list : undefined, heading: asList ? 'Listed.' : undefined });
+          const result = wireResult(data, { view, capChars, list: asList ? list : undefined, heading: asList ? 'Listed.' : undefined });
           const message = { jsonrpc: '2.0' as const, id, result };
           expect(JSON.parse(messageJson(message))).toEqual(JSON.parse(JSON.stringify(message)));
         },
@@ -98,12 +100,15 @@ describe('fast paths of the call path', () => {
     );
   });
 
-  it('a message without a shaped result is written exactly as JSON.stringify writes it; a shaped one with the JSON the cap made', () => {
-    const shaped = shapeResult({ a: 1 }, { view: 'full', capChars: 1000 });
-    // Changed after shaping (nothing does), the result would still be written as shaped: the cap's JSON is what goes out.
-    const changed = shapeResult({ a: 1 }, { view: 'full', capChars: 1000 });
-    (changed.structuredContent as { a: number }).a = 2;
+  it('a message without a wire result is written exactly as JSON.stringify writes it; a wire one with the JSON the cap made, its structured content frozen', () => {
+    const shaped = wireResult({ a: 1 }, { view: 'full', capChars: 1000 });
+    // A wire result cannot change after shaping: the cap's JSON is what goes out, and what it says.
+    const changed = wireResult({ a: 1 }, { view: 'full', capChars: 1000 });
+    expect(() => {
+      (changed.structuredContent as { a: number }).a = 2;
+    }).toThrow(TypeError);
     expect(messageJson({ jsonrpc: '2.0', id: 0, result: changed })).toContain('"structuredContent":{"a":1}');
+    expect(shapeResult({ a: 1 }, { view: 'full', capChars: 1000 })).not.toBe(shaped);
     for (const message of [
       { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 } } },
       { jsonrpc: '2.0', id: 2, result: { ...shaped } },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient, type RetryPolicy } from '../../src/http/client.js';
-import { AuthenticationError, CancelledError, ConnectionError, NotAcceptableError, PermissionError, RateLimitError, TimeoutError, UpstreamServerError } from '../../src/http/errors.js';
-import { LimiterRegistry } from '../../src/http/limiter.js';
+import { ApiClient, type RetryPolicy } from '../../src/upstream/client.js';
+import { AuthenticationError, CancelledError, ConnectionError, NotAcceptableError, PermissionError, RateLimitError, TimeoutError, UpstreamServerError } from '../../src/upstream/errors.js';
+import { LimiterRegistry } from '../../src/upstream/limiter.js';
 import { createLogger } from '../../src/log.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';

@@ -3,8 +3,8 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { isLoopbackHost } from '../../src/access.js';
-import { hostAllowed, originAllowed } from '../../src/transports/credentials.js';
-import { startHttpServer } from '../../src/transports/http.js';
+import { hostAllowed, originAllowed } from '../../src/transports/http/credentials.js';
+import { startHttpServer } from '../../src/transports/http/server.js';
 import type { Runtime } from '../../src/runtime.js';
 import { RUN_ENV } from '../support/run-env.js';
 

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiClient, ApiRequest } from '../../src/http/client.js';
-import { AuthenticationError, ConnectionError, PermissionError, RateLimitError } from '../../src/http/errors.js';
-import { hashKey } from '../../src/key-hash.js';
+import type { ApiClient, ApiRequest } from '../../src/upstream/client.js';
+import { AuthenticationError, ConnectionError, PermissionError, RateLimitError } from '../../src/upstream/errors.js';
+import { hashKey } from '../../src/redaction/key-hash.js';
 import { createLogger } from '../../src/log.js';
 import type { AccessTokens } from '../../src/access.js';
-import { resolveCredentials, type CredentialRules } from '../../src/transports/credentials.js';
-import { CHECKS_PER_SECOND, KeyVerifier } from '../../src/transports/key-check.js';
+import { resolveCredentials, type CredentialRules } from '../../src/transports/http/credentials.js';
+import { CHECKS_PER_SECOND, KeyVerifier } from '../../src/transports/http/key-check.js';
 
 const PROBE = { method: 'GET', path: '/v2/bots/public' };
 

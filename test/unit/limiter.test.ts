@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { holdFor, LimiterRegistry, reservedSlots, SlidingWindowLimiter } from '../../src/http/limiter.js';
+import { holdFor, LimiterRegistry, reservedSlots, SlidingWindowLimiter } from '../../src/upstream/limiter.js';
 
 const BUDGET = { limit: 5, windowMs: 1000 };
 const HOLD = holdFor(BUDGET); // 1000 + 200 + 1 %

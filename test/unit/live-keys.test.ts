@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { holdLiveKey, redactLiveKeys } from '../../src/live-keys.js';
-import { keyRedaction } from '../../src/redaction.js';
+import { holdLiveKey, redactLiveKeys } from '../../src/redaction/live-keys.js';
+import { keyRedaction } from '../../src/redaction/redaction.js';
 
 describe('live-key redaction of log lines and error texts', () => {
   const first = 'svc_liveKeyOfTheFirstTenant0123456789';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shapeResult } from '../../src/engine/output.js';
+import { shapeResult } from '../support/shape.js';
 import { describeRequest } from '../../src/engine/confirm.js';
-import { redactLiveKeys } from '../../src/live-keys.js';
+import { redactLiveKeys } from '../../src/redaction/live-keys.js';
 import { useServer } from '../support/fixture.js';
 import { measure, MOST_USED } from '../support/text-cost.js';
 import { shortened } from '../../tools/lib/records.js';

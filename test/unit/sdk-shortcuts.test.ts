@@ -19,13 +19,14 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
 import { loadConfig } from '../../src/config.js';
-import { messageJson, shapeResult } from '../../src/engine/output.js';
+import { messageJson } from '../../src/engine/render/wire.js';
+import { wireResult } from '../support/shape.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { connectServer, type MessageObserver } from '../../src/sdk/incoming.js';
 import { requestHandlerTableOf, sseWritingOf, type SseEventWriter } from '../../src/sdk/internals.js';
 import { eventsSerialisedOnce, initializeChecksByMethod, isPlainRequest, jsonRpcMessageOf, requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse } from '../../src/sdk/shortcuts.js';
-import { startHttpServer } from '../../src/transports/http.js';
+import { startHttpServer } from '../../src/transports/http/server.js';
 import { connect, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 
@@ -227,7 +228,7 @@ describe('shortcuts around the MCP SDK (src/sdk/shortcuts.ts)', () => {
     };
     const plain = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'a\nb' }] } } as JSONRPCMessage;
     for (const eventId of [undefined, 'e-1']) expect(written(ours, plain, eventId)).toBe(written(sdkWrite, plain, eventId));
-    const shapedMessage = { jsonrpc: '2.0', id: 8, result: shapeResult({ items: [{ id: 'a', text: 'line\nbreak' }] }, { view: 'full', capChars: 10_000 }) } as JSONRPCMessage;
+    const shapedMessage = { jsonrpc: '2.0', id: 8, result: wireResult({ items: [{ id: 'a', text: 'line\nbreak' }] }, { view: 'full', capChars: 10_000 }) } as JSONRPCMessage;
     const [ourHead, ourData] = written(ours, shapedMessage, 'e-2').split('data: ');
     const [sdkHead, sdkData] = written(sdkWrite, shapedMessage, 'e-2').split('data: ');
     expect(ourHead).toBe(sdkHead);

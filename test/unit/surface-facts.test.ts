@@ -5,7 +5,7 @@ import { loadConfig, OPTIONS } from '../../src/config.js';
 import { errorResult } from '../../src/engine/errors.js';
 import { serverInstructions, unknownToolsets } from '../../src/engine/listing.js';
 import { SERVER_VERSION } from '../../src/meta.js';
-import { AuthenticationError, RateLimitError } from '../../src/http/errors.js';
+import { AuthenticationError, RateLimitError } from '../../src/upstream/errors.js';
 import { catalog } from '../../tools/index.js';
 import { MANIFEST_PATH, ROOT } from '../support/paths.js';
 

@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { startHttpServer, type HttpServerHandle } from '../../src/transports/http.js';
+import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { connectWithTokens, TestOAuthClient } from '../support/oauth.js';

@@ -1,5 +1,5 @@
 import type { RateLimit, RateScope } from '../config.js';
-import { hashKey } from '../key-hash.js';
+import { hashKey } from '../redaction/key-hash.js';
 
 /**
  * Who is waiting for a slot. A person's call (`user`) goes ahead of every `background` request (the

@@ -2,9 +2,9 @@
  * What the HTTP server's parts share: the runtime, the session table, the rules a request to /mcp
  * is checked against, the OAuth gate (SVC_AUTH=oauth), and the drain's state.
  */
-import type { Config } from '../config.js';
-import type { OAuthGate } from '../oauth/index.js';
-import type { Runtime } from '../runtime.js';
+import type { Config } from '../../config.js';
+import type { OAuthGate } from '../../oauth/index.js';
+import type { Runtime } from '../../runtime.js';
 import { BodyBudget } from './body-budget.js';
 import { ClientAddresses } from './client-address.js';
 import type { CredentialRules } from './credentials.js';

@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../json.js';
-import { MASK, type Redaction } from '../redaction.js';
-import { structuredJsonOf } from './output.js';
+import { MASK, type Redaction } from './redaction.js';
+import type { Shaped } from '../engine/render/shape.js';
+import { structuredJsonOf } from '../engine/render/wire.js';
 
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
 
@@ -43,18 +44,19 @@ const HIDDEN_MARK = 'hide":';
  * value it sends), `{hide: true}` values along the way. Several redactions stay apart, so the
  * session key's mask, compiled once, is not compiled again with each call's own secrets.
  */
-export function redactResult(result: CallToolResult, redactions: readonly Redaction[], options: { hiddenValues: boolean } = { hiddenValues: true }): CallToolResult {
+export function redactResult(shaped: Shaped, redactions: readonly Redaction[], options: { hiddenValues: boolean } = { hiddenValues: true }): Shaped {
+  const { result } = shaped;
   // Most results hold no secret at all, which a search finds without walking every field: the text
   // parts as they are, the rest as JSON (the structured part's JSON is the one the cap already made).
   const texts = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
   const serialised = [
-    structuredJsonOf(result),
+    structuredJsonOf(shaped),
     ...(result.content.length > texts.length ? [JSON.stringify(result.content.filter((part) => part.type !== 'text'))] : []),
     ...(result._meta ? [JSON.stringify(result._meta)] : []),
   ];
   const hidden = options.hiddenValues && serialised.some((json) => json.includes(HIDDEN_MARK) && HIDDEN_VALUE.test(json));
   const found = redactions.filter((redaction) => [...texts, ...serialised].some((text) => redaction.appears(text)));
-  if (!hidden && found.length === 0) return result;
+  if (!hidden && found.length === 0) return shaped;
   const mask = (text: string) => found.reduce((masked, redaction) => redaction.redact(masked), text);
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') return mask(item);
@@ -67,7 +69,8 @@ export function redactResult(result: CallToolResult, redactions: readonly Redact
     }
     return item;
   };
-  return walk(result) as CallToolResult;
+  // A masked result is built anew: what shaping knew of the old one no longer holds.
+  return { result: walk(result) as CallToolResult, escapedThroughout: false };
 }
 
 /** The values of an array or object made of single characters (a string spread into one), in order; undefined for anything else. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { type AccessTokens, KEY_SHAPE, type Refusal } from '../access.js';
-import { hashKey } from '../key-hash.js';
+import { type AccessTokens, KEY_SHAPE, type Refusal } from '../../access.js';
+import { hashKey } from '../../redaction/key-hash.js';
 import type { KeyVerifier } from './key-check.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];

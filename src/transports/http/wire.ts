@@ -3,7 +3,7 @@
  * probes) and the request bodies it reads before handing them to a transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Refusal } from '../access.js';
+import type { Refusal } from '../../access.js';
 import type { BodyLease } from './body-budget.js';
 
 /** Free-form fields of a request's log line: never the key or the body (the key hash identifies the tenant). */

@@ -1,6 +1,6 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Logger } from '../log.js';
-import type { Refusal } from '../access.js';
+import type { Logger } from '../../log.js';
+import type { Refusal } from '../../access.js';
 import type { Credentials } from './credentials.js';
 
 /** How often idle sessions are looked for, at most. */

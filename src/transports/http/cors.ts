@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostRefusal, originRefusal, type CredentialRules } from './credentials.js';
-import { refuse } from './http-wire.js';
+import { refuse } from './wire.js';
 
 /** What a browser page of an allowed origin may send to /mcp and read back. */
 const CORS_EXPOSED = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';

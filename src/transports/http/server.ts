@@ -1,18 +1,18 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../config.js';
-import { initializeChecksByMethod } from '../sdk/shortcuts.js';
-import { SERVER_VERSION } from '../meta.js';
-import type { Runtime } from '../runtime.js';
-import { isLoopbackHost } from '../access.js';
-import { explainListenError } from '../listen.js';
+import { ConfigError } from '../../config.js';
+import { initializeChecksByMethod } from '../../sdk/shortcuts.js';
+import { SERVER_VERSION } from '../../meta.js';
+import type { Runtime } from '../../runtime.js';
+import { isLoopbackHost } from '../../access.js';
+import { explainListenError } from '../../listen.js';
 import { KEY_HELP } from './credentials.js';
 import { ClientAddresses } from './client-address.js';
-import { routeHostRefusal, type HostCheck } from './http-check.js';
-import { createHttpContext, useOAuth, type HttpContext } from './http-context.js';
-import { drainHttpServer } from './http-drain.js';
-import { mcpPost, mcpPreflight, mcpSessionRequest } from './http-mcp.js';
-import { HttpError, refuse, rpcError, sendJson, type RequestLog } from './http-wire.js';
+import { routeHostRefusal, type HostCheck } from './check.js';
+import { createHttpContext, useOAuth, type HttpContext } from './context.js';
+import { drainHttpServer } from './drain.js';
+import { mcpPost, mcpPreflight, mcpSessionRequest } from './mcp.js';
+import { HttpError, refuse, rpcError, sendJson, type RequestLog } from './wire.js';
 
 /**
  * Streamable HTTP at `/mcp`, liveness at `/healthz`, readiness at `/readyz`: the routes below.
@@ -21,10 +21,10 @@ import { HttpError, refuse, rpcError, sendJson, type RequestLog } from './http-w
  *   `resolveCredentials`: Origin, the key (each client's own `Authorization: Bearer svc_...`, else
  *   SVC_API_KEY when configured, else 401), and for a request that would open a session the API's
  *   verdict on that key (401 when refused, 503 when the API cannot be asked), before any MCP work
- *   (http-check.ts).
+ *   (check.ts).
  * - SVC_AUTH=oauth (src/oauth): an access token stands for the key a person gave on the server's
  *   authorization page, read-only if they chose so; bringing nothing gets a 401 that starts OAuth.
- * - Stateful (default) or stateless (`--stateless`): http-mcp.ts. A session is bound to the key that
+ * - Stateful (default) or stateless (`--stateless`): mcp.ts. A session is bound to the key that
  *   created it; a request on that session with another key (or none, when that resolves to another
  *   key) gets 403.
  * - Sessions are capped in total and per key (`SessionTable`: a key at its cap gives up its least
@@ -101,7 +101,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
   }
   initializeChecksByMethod(config.sdkShortcuts);
   const ctx = createHttpContext(runtime);
-  const oauthModule = config.auth === 'oauth' ? await import('../oauth/index.js') : undefined;
+  const oauthModule = config.auth === 'oauth' ? await import('../../oauth/index.js') : undefined;
   const httpServer = http.createServer(REQUEST_TIMEOUTS, (req, res) => serveRequest(ctx, req, res));
   httpServer.keepAliveTimeout = 5000;
   const port = await listen(httpServer, config.httpPort, config.httpHost);

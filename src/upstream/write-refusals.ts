@@ -1,4 +1,4 @@
-import { hashKey } from '../key-hash.js';
+import { hashKey } from '../redaction/key-hash.js';
 
 /** How long a refused write is remembered: the key's scopes are fixed when it is made, but a 403 may also have been about another workspace's data. */
 const REMEMBERED_MS = 10 * 60_000;

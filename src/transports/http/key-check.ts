@@ -1,7 +1,7 @@
-import type { KeyCheck, KeyVerdict } from '../access.js';
-import type { ApiClient, ApiRequest } from '../http/client.js';
-import { ApiError, AuthenticationError, ConnectionError, NotFoundError, NotJsonError, PermissionError } from '../http/errors.js';
-import type { Logger } from '../log.js';
+import type { KeyCheck, KeyVerdict } from '../../access.js';
+import type { ApiClient, ApiRequest } from '../../upstream/client.js';
+import { ApiError, AuthenticationError, ConnectionError, NotFoundError, NotJsonError, PermissionError } from '../../upstream/errors.js';
+import type { Logger } from '../../log.js';
 
 /**
  * How long a verdict is reused. An accepted key is asked about again after 5 minutes, so a key

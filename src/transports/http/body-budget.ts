@@ -1,4 +1,4 @@
-import type { Refusal } from '../access.js';
+import type { Refusal } from '../../access.js';
 
 /** What a refused body is told to wait before trying again. */
 const BUSY_RETRY_AFTER_S = '2';

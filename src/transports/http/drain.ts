@@ -4,8 +4,8 @@
  * SVC_DRAIN_MS to finish, then sessions, connections and the runtime close.
  */
 import type { Server } from 'node:http';
-import { waitWhile } from './drain.js';
-import type { HttpContext } from './http-context.js';
+import { waitWhile } from '../drain.js';
+import type { HttpContext } from './context.js';
 
 /** Tasks still running are handed back this long before the drain ends (at most half of it), so a client awaiting one here still gets the answer. */
 const TASK_HANDBACK_MS = 2000;
