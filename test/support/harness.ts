@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -12,6 +13,8 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { svcMcpCommand } from './built.js';
 import { ROOT, TEST_STATE_DIR } from './paths.js';
 import { RUN_ENV } from './run-env.js';
+
+const RECORD_CALLS = process.env.SVC_TEST_RECORD_CALLS;
 
 export interface Connection {
   client: Client;
@@ -140,9 +143,14 @@ export function sandboxEnv(sandbox: Sandbox, key = sandbox.keys.admin, extra: Re
   return { SVC_BASE_URL: sandbox.url, SVC_API_KEY: key, ...extra };
 }
 
-/** A tool call of `client`, typed as the result a tool call gives. */
+/**
+ * A tool call of `client`, typed as the result a tool call gives. With SVC_TEST_RECORD_CALLS set
+ * to a file, every call's name and arguments are appended to it as a JSON line: the corpus that
+ * `npm run compare-answers` replays on two builds.
+ */
 export function caller(client: Client, onResult?: (result: CallToolResult) => void): Connection['call'] {
   return async (name, args = {}, options) => {
+    if (RECORD_CALLS) appendFileSync(RECORD_CALLS, `${JSON.stringify({ name, arguments: args })}\n`);
     const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
     onResult?.(result);
     return result;
