@@ -113,10 +113,9 @@ export class ApiClient {
     await (await this.opening)?.close();
   }
 
-  /** undici is loaded with the first request, so a start that only lists tools never compiles it. */
+  /** undici's pool is loaded with the first request, so a start that only lists tools never compiles it. */
   private open(): Promise<Pool> {
-    // undici is CommonJS: its exports are the default export of a dynamic import, bundled or not.
-    this.opening ??= import('undici').then(({ default: { Pool } }) => {
+    this.opening ??= import('./pool.js').then(({ Pool }) => {
       this.pool = new Pool(this.origin, { connections: MAX_CONNECTIONS, keepAliveTimeout: 10_000, connect: { lookup: lookupHost } });
       return this.pool;
     });
