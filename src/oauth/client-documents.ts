@@ -45,8 +45,8 @@ export function documentUrlRefusal(clientId: string): string | undefined {
   if (url.username || url.password) return 'it must not carry a user name or password';
   if (url.hash || clientId.includes('#')) return 'it must not have a fragment';
   if (url.pathname === '/') return 'it must have a path (the document of one client)';
+  // The standard form has no "." or ".." segment (the draft forbids them), no default port, a lower-case host.
   if (url.href !== clientId) return `it must be written in its standard form, ${url.href}`;
-  if (/\/\.\.?(\/|$)/.test(clientId.split('?')[0])) return 'it must not have "." or ".." path segments';
   return undefined;
 }
 
@@ -124,11 +124,11 @@ export class ClientDocuments {
       });
       const { statusCode, headers, body } = response;
       if (statusCode >= 300 && statusCode < 400) {
-        body.destroy();
+        discard(body);
         return this.refuse(url, `the client metadata document at ${url} redirects (HTTP ${statusCode}); redirects are not followed`);
       }
       if (statusCode !== 200) {
-        body.destroy();
+        discard(body);
         return this.refuse(url, `the client metadata document at ${url} answered HTTP ${statusCode}, not 200`);
       }
       const type = String(headers['content-type'] ?? '')
@@ -136,7 +136,7 @@ export class ClientDocuments {
         .trim()
         .toLowerCase();
       if (type !== 'application/json' && !type.endsWith('+json')) {
-        body.destroy();
+        discard(body);
         return this.refuse(url, `the client metadata document at ${url} is served as ${type || 'no content type'}, not application/json`);
       }
       const text = await readLimited(body, Number(headers['content-length']));
@@ -197,10 +197,16 @@ function privateAddress(url: string, address: string): string {
   return `the host of ${url} is at ${address}, which is not a public address; this server fetches client metadata documents from public addresses only`;
 }
 
+/** Closes a body unread: undici then aborts its request, which is reported on the body and is no failure here. */
+function discard(body: { destroy(): unknown; on(event: 'error', listener: () => void): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** The body as text, or undefined past the size limit (declared or counted: it stops reading at once). */
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, declared: number): Promise<string | undefined> {
+async function readLimited(body: AsyncIterable<Buffer> & Parameters<typeof discard>[0], declared: number): Promise<string | undefined> {
   if (declared > DOCUMENT_LIMITS.bytes) {
-    body.destroy();
+    discard(body);
     return undefined;
   }
   const chunks: Buffer[] = [];
@@ -208,7 +214,7 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown },
   for await (const chunk of body) {
     size += chunk.length;
     if (size > DOCUMENT_LIMITS.bytes) {
-      body.destroy();
+      discard(body);
       return undefined;
     }
     chunks.push(chunk);
