@@ -129,6 +129,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   app.use((error: Error & { status?: number }, _req: unknown, res: Response, _next: unknown) => {
     // What a body parser refused (a body over its limit, JSON it cannot read) is the client's fault, and says so.
     if (error.status === 413) return res.status(413).json({ error: 'invalid_request', error_description: `The request body is too large (a registration may be ${REGISTRATION_BYTES} bytes)` });
+    if (error.status === 415) return res.status(415).json({ error: 'invalid_request', error_description: 'The request body is in a charset this server does not read: send UTF-8' });
     if (error.status === 400) return res.status(400).json({ error: 'invalid_request', error_description: 'The request body could not be read' });
     logger.error({ err: error }, 'oauth route failed');
     res.status(500).json({ error: 'server_error' });

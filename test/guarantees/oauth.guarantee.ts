@@ -169,3 +169,18 @@ describe('client ID metadata documents on the shipped binary (design §17)', () 
     expect(documents.connections()).toBe(connections);
   });
 });
+
+describe('request bodies in the bundle, which carries Node decoders for iconv-lite (test/support/build.ts)', () => {
+  it('reads a form in UTF-8 or Latin-1, and answers 415 to a charset it does not decode', async () => {
+    const post = (charset: string, body: Buffer) => fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` }, body });
+    for (const [charset, body] of [
+      ['utf-8', Buffer.from('grant_type=refresh_token&refresh_token=é&client_id=nobody', 'utf8')],
+      ['iso-8859-1', Buffer.from('grant_type=refresh_token&refresh_token=é&client_id=nobody', 'latin1')],
+    ] as const) {
+      const answer = await post(charset, body);
+      expect(answer.status, charset).toBe(400);
+      expect(await answer.json()).toMatchObject({ error: 'invalid_client' });
+    }
+    expect((await post('utf-16be', Buffer.from('grant_type=x', 'utf16le').swap16())).status).toBe(415);
+  });
+});
