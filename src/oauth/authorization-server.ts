@@ -230,7 +230,8 @@ function showErrorsAsPages(options: AuthorizationServerOptions, issuer: string):
       const guidance = options.unknownClient(clientId);
       const back = loopbackReturn(params.redirect_uri);
       if (back) {
-        for (const [name, value] of Object.entries({ error: 'invalid_client', error_description: guidance, iss: issuer })) back.searchParams.set(name, value);
+        // A sentence of ours, not the page's guidance, which quotes what the link chose (a local application shows it as its own).
+        for (const [name, value] of Object.entries({ error: 'invalid_client', error_description: UNKNOWN_CLIENT, iss: issuer })) back.searchParams.set(name, value);
         if (typeof params.state === 'string') back.searchParams.set('state', params.state);
       }
       res.set(pageHeaders()).send(messagePage('This server does not know the application', guidance, back && { href: back.href, label: 'the application on this machine' }));
@@ -238,6 +239,8 @@ function showErrorsAsPages(options: AuthorizationServerOptions, issuer: string):
     next();
   };
 }
+
+const UNKNOWN_CLIENT = 'This server does not know this application (its registration expired, or its client metadata document was refused): connect again.';
 
 /** The return address if it is plain http on a loopback address (an application on the person's own machine), else undefined. */
 function loopbackReturn(redirectUri: unknown): URL | undefined {

@@ -16,7 +16,8 @@ import { isPublicAddress } from './public-address.js';
  * A document is kept as long as its HTTP caching headers allow (a day at most), under its exact URL.
  */
 
-export const DOCUMENT_LIMITS = { timeoutMs: 5_000, bytes: 64 * 1024, maxAgeMs: 24 * 60 * 60_000, cached: 1_000, fetchesAtOnce: 16 };
+/** `cachedBytes` bounds what documents kept in memory may weigh together (a thousand 64 KB documents with a day's max-age would be 64 MB). */
+export const DOCUMENT_LIMITS = { timeoutMs: 5_000, bytes: 64 * 1024, maxAgeMs: 24 * 60 * 60_000, cached: 1_000, cachedBytes: 4 * 1024 * 1024, fetchesAtOnce: 16 };
 
 /** A client the document vouches for, or why there is none (a sentence for the person and the log). */
 export type DocumentOutcome = { client: OAuthClientInformationFull } | { refusal: string };
@@ -78,7 +79,8 @@ export function freshFor(headers: Record<string, string | string[] | undefined>,
 class AddressRefused extends Error {}
 
 export class ClientDocuments {
-  private readonly cache = new Map<string, { client: OAuthClientInformationFull; until: number }>();
+  private readonly cache = new Map<string, { client: OAuthClientInformationFull; until: number; bytes: number }>();
+  private cachedBytes = 0;
   private readonly pending = new Map<string, Promise<DocumentOutcome>>();
   /** The latest refusal of each URL, for the page that explains to the person why their application is unknown. */
   private readonly refusals = new Map<string, string>();
@@ -90,7 +92,7 @@ export class ClientDocuments {
   async resolve(url: string): Promise<DocumentOutcome> {
     const cached = this.cache.get(url);
     if (cached && cached.until > Date.now()) return { client: cached.client };
-    this.cache.delete(url);
+    this.forget(url);
     let outcome = this.pending.get(url);
     if (!outcome) {
       if (this.pending.size >= DOCUMENT_LIMITS.fetchesAtOnce) return this.refuse(url, 'this server is fetching too many client metadata documents at once; try again in a moment');
@@ -137,13 +139,13 @@ export class ClientDocuments {
         .toLowerCase();
       if (type !== 'application/json' && !type.endsWith('+json')) {
         discard(body);
-        return this.refuse(url, `the client metadata document at ${url} is served as ${type || 'no content type'}, not application/json`);
+        return this.refuse(url, `the client metadata document at ${url} is served as ${clip(type) || 'no content type'}, not application/json`);
       }
       const text = await readLimited(body, Number(headers['content-length']));
       if (text === undefined) return this.refuse(url, `the client metadata document at ${url} is larger than ${DOCUMENT_LIMITS.bytes / 1024} KB`);
       const client = documentClient(url, text);
       if (typeof client === 'string') return this.refuse(url, `the client metadata document at ${url} ${client}`);
-      this.keep(url, client, freshFor(headers));
+      this.keep(url, client, freshFor(headers), Buffer.byteLength(text));
       this.refusals.delete(url);
       return { client };
     } catch (error) {
@@ -151,10 +153,18 @@ export class ClientDocuments {
     }
   }
 
-  private keep(url: string, client: OAuthClientInformationFull, lifetime: number): void {
+  /** Keeps a document for its lifetime, the oldest ones making room when the count or the weight would pass its bound. */
+  private keep(url: string, client: OAuthClientInformationFull, lifetime: number, bytes: number): void {
     if (lifetime <= 0) return;
-    if (this.cache.size >= DOCUMENT_LIMITS.cached) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(url, { client, until: Date.now() + lifetime });
+    this.forget(url);
+    while (this.cache.size > 0 && (this.cache.size >= DOCUMENT_LIMITS.cached || this.cachedBytes + bytes > DOCUMENT_LIMITS.cachedBytes)) this.forget(this.cache.keys().next().value!);
+    this.cache.set(url, { client, until: Date.now() + lifetime, bytes });
+    this.cachedBytes += bytes;
+  }
+
+  private forget(url: string): void {
+    this.cachedBytes -= this.cache.get(url)?.bytes ?? 0;
+    this.cache.delete(url);
   }
 
   private refuse(url: string, refusal: string): DocumentOutcome {
@@ -232,18 +242,23 @@ function documentClient(url: string, text: string): OAuthClientInformationFull |
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return 'is not a JSON object';
   const fields = document as Record<string, unknown>;
-  if (fields.client_id !== url) return `names the client_id ${JSON.stringify(fields.client_id)}, not its own URL (they must be equal, character for character)`;
+  if (fields.client_id !== url) return `names the client_id ${clip(JSON.stringify(fields.client_id) ?? 'undefined')}, not its own URL (they must be equal, character for character)`;
   if ('client_secret' in fields || 'client_secret_expires_at' in fields) return 'holds a client_secret, which a public document must not';
   const method = fields.token_endpoint_auth_method ?? 'none';
   if (method !== 'none') return `asks for token_endpoint_auth_method ${String(method)}; a client known by its document authenticates with none (and PKCE)`;
   const parsed = OAuthClientMetadataSchema.safeParse(document);
-  if (!parsed.success) return `is not valid client metadata: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'document'}: ${issue.message}`).join('; ')}`;
+  if (!parsed.success) return `is not valid client metadata: ${clip(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'document'}: ${issue.message}`).join('; '))}`;
   try {
     checkClientMetadata({ ...parsed.data, application_type: fields.application_type });
   } catch (error) {
-    return `is refused: ${(error as Error).message}`;
+    return `is refused: ${clip((error as Error).message)}`;
   }
   return { ...parsed.data, client_id: url, token_endpoint_auth_method: 'none' };
+}
+
+/** A document's own words in a refusal, which the page shows and the log keeps: a few hundred characters at most. */
+function clip(text: string, length = 200): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
 /** What a fetch that threw says to the person: the refused address, the time limit, or the network's own words. */

@@ -230,4 +230,22 @@ describe('the fetch', () => {
     expect(await documents.resolve(`${victim}?`)).toHaveProperty('refusal');
     await documents.close();
   });
+
+  it('keeps documents within a weight in memory, the oldest making room, and quotes a document in a refusal only briefly', async () => {
+    const documents = new ClientDocuments({ allowPrivate: true });
+    const bound = DOCUMENT_LIMITS.cachedBytes;
+    DOCUMENT_LIMITS.cachedBytes = 3000;
+    try {
+      const heavy = (name: string) => host.serve(name, json(clientDocument(host.url(name), [CALLBACK], { client_name: 'x'.repeat(1200) }), { 'cache-control': 'max-age=600' }));
+      const [first, second, third] = ['heavy-1.json', 'heavy-2.json', 'heavy-3.json'].map(heavy);
+      for (const url of [first, second, third, second, third, first]) expect(await documents.resolve(url)).toHaveProperty('client');
+      expect(['heavy-1.json', 'heavy-2.json', 'heavy-3.json'].map((name) => host.hits(name))).toEqual([2, 1, 1]);
+    } finally {
+      DOCUMENT_LIMITS.cachedBytes = bound;
+    }
+    const liar = host.serve('long-liar.json', json(clientDocument('y'.repeat(60_000), [CALLBACK])));
+    const outcome = await documents.resolve(liar);
+    expect('refusal' in outcome && outcome.refusal.length).toBeLessThan(600);
+    await documents.close();
+  });
 });
