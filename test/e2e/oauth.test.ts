@@ -241,6 +241,7 @@ describe('the authorization page', () => {
     const answer = await submitPage(oauth.authorizationUrl!, { ...fields, decision: 'deny' });
     const back = new URL(answer.location!);
     expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('iss')).toBe(`${publicUrl}/`);
     expect(back.searchParams.get('code')).toBeNull();
     expect(apiRequests(sandbox)).toEqual([]);
   });
