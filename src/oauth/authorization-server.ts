@@ -54,6 +54,8 @@ export const RETURN_SHOWN = 'svc-mcp return shown';
 export interface AuthorizationServerOptions {
   provider: OAuthServerProvider;
   publicUrl: string;
+  /** RFC 8414's issuer identifier (the public URL's href): the `iss` of every authorization response (RFC 9207). */
+  issuer: string;
   /** `<public-url>/mcp`. */
   resource: string;
   resourceName: string;
@@ -70,8 +72,6 @@ export interface AuthorizationServerOptions {
 }
 
 export interface AuthorizationServer {
-  /** RFC 8414's issuer identifier: the `iss` of every authorization response (RFC 9207). */
-  issuer: string;
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
@@ -93,14 +93,13 @@ interface Response {
 type Guard = (req: Request, res: Response, next: () => void) => void;
 
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
-  const { provider, publicUrl, resource, resourceName, scopes, logger } = options;
-  const issuerUrl = new URL(publicUrl);
+  const { provider, publicUrl, issuer, resource, resourceName, scopes, logger } = options;
+  const issuerUrl = new URL(issuer);
   // The SDK's own express app; for a loopback public URL it checks the Host header as the transport already does.
   const app = createMcpExpressApp({ host: issuerUrl.hostname });
   app.disable('x-powered-by');
   // Behind the reverse proxies SVC_TRUST_PROXY lists, and no others, the rate limits count each client address they forward.
   app.set('trust proxy', (address: string) => options.addresses.trusted(address));
-  const issuer = issuerUrl.href;
   app.use('/register', refuseLargeRegistration, honourApplicationType(options));
   app.use('/authorize', guardErrorRedirects(options, issuer), showErrorsAsPages(options, issuer));
   try {
@@ -134,7 +133,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     logger.error({ err: error }, 'oauth route failed');
     res.status(500).json({ error: 'server_error' });
   });
-  return { issuer, handle: (req, res) => app(req, res) };
+  return { handle: (req, res) => app(req, res) };
 }
 
 /** A registration sent without a declared length is measured once parsed. */

@@ -55,6 +55,7 @@ export function createOAuthGate(runtime: Runtime, publicUrl: string, keys: KeyCh
   const server = createAuthorizationServer({
     provider,
     publicUrl,
+    issuer,
     resource,
     resourceName: 'Support-Agent Workspace (svc-mcp)',
     scopes: SCOPES,
