@@ -113,10 +113,12 @@ export class ClientDocuments {
 
   private async fetchDocument(url: string): Promise<DocumentOutcome> {
     const badUrl = documentUrlRefusal(url);
-    if (badUrl) return this.refuse(url, `the client_id ${url} cannot name a client metadata document: ${badUrl}`);
+    if (badUrl) return this.refuse(url, `the client_id ${clip(url)} cannot name a client metadata document: ${clip(badUrl)}`);
+    // The link's own words, as the page shows them and the log keeps them.
+    const named = clip(url);
     // A host written as an address is connected to without a lookup, so it is checked here.
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !this.options.allowPrivate && !isPublicAddress(host)) return this.refuse(url, privateAddress(url, host));
+    if (isIP(host) && !this.options.allowPrivate && !isPublicAddress(host)) return this.refuse(url, privateAddress(named, host));
     try {
       const { request } = (await import('undici')).default;
       const response = await request(url, {
@@ -127,11 +129,11 @@ export class ClientDocuments {
       const { statusCode, headers, body } = response;
       if (statusCode >= 300 && statusCode < 400) {
         discard(body);
-        return this.refuse(url, `the client metadata document at ${url} redirects (HTTP ${statusCode}); redirects are not followed`);
+        return this.refuse(url, `the client metadata document at ${named} redirects (HTTP ${statusCode}); redirects are not followed`);
       }
       if (statusCode !== 200) {
         discard(body);
-        return this.refuse(url, `the client metadata document at ${url} answered HTTP ${statusCode}, not 200`);
+        return this.refuse(url, `the client metadata document at ${named} answered HTTP ${statusCode}, not 200`);
       }
       const type = String(headers['content-type'] ?? '')
         .split(';')[0]
@@ -139,17 +141,17 @@ export class ClientDocuments {
         .toLowerCase();
       if (type !== 'application/json' && !type.endsWith('+json')) {
         discard(body);
-        return this.refuse(url, `the client metadata document at ${url} is served as ${clip(type) || 'no content type'}, not application/json`);
+        return this.refuse(url, `the client metadata document at ${named} is served as ${clip(type) || 'no content type'}, not application/json`);
       }
       const text = await readLimited(body, Number(headers['content-length']));
-      if (text === undefined) return this.refuse(url, `the client metadata document at ${url} is larger than ${DOCUMENT_LIMITS.bytes / 1024} KB`);
+      if (text === undefined) return this.refuse(url, `the client metadata document at ${named} is larger than ${DOCUMENT_LIMITS.bytes / 1024} KB`);
       const client = documentClient(url, text);
-      if (typeof client === 'string') return this.refuse(url, `the client metadata document at ${url} ${client}`);
+      if (typeof client === 'string') return this.refuse(url, `the client metadata document at ${named} ${client}`);
       this.keep(url, client, freshFor(headers), Buffer.byteLength(text));
       this.refusals.delete(url);
       return { client };
     } catch (error) {
-      return this.refuse(url, fetchFailure(url, error));
+      return this.refuse(url, fetchFailure(named, error));
     }
   }
 
