@@ -20,7 +20,9 @@ export default defineConfig({
     // Timing is asserted where it matters; a CPU-bound test on a busy machine should not fail for it.
     testTimeout: 20_000,
     // Servers that tests start from process.env keep their state in a temporary folder, never the user's home.
-    env: { SVC_STATE_DIR: path.join(os.tmpdir(), 'svc-mcp-test-state') },
+    // The tests' own CA signs the https host of clients' metadata documents (test/support/client-documents.ts):
+    // a worker reads it only at its start, as Node reads NODE_EXTRA_CA_CERTS.
+    env: { SVC_STATE_DIR: path.join(os.tmpdir(), 'svc-mcp-test-state'), NODE_EXTRA_CA_CERTS: path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/tls/ca.pem') },
     // `npm run coverage`: the server's own code as the in-process tests run it, summed per folder
     // by test/support/coverage-by-folder.ts.
     coverage: {

