@@ -22,7 +22,7 @@ export default defineConfig({
     // Servers that tests start from process.env keep their state in a temporary folder, never the user's home.
     env: { SVC_STATE_DIR: path.join(os.tmpdir(), 'svc-mcp-test-state') },
     // `npm run coverage`: the server's own code as the in-process tests run it, summed per folder
-    // by test/support/coverage-by-folder.ts.
+    // by test/release/coverage-by-folder.ts.
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts', 'tools/**/*.ts'],

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { ENTRY_NAME } from '../support/build.js';
+import { ENTRY_NAME } from '../release/build.js';
 import { connectClients, cpuSecondsOf, loadRound } from './http-load.js';
 import { BENCH_CALL as CALL, bundleFloor, startHttpServer, stdioEnv, type ServerKind } from './servers.js';
 

@@ -5,7 +5,7 @@
  * - svc-mcp runs as users run it: the bundle `npm run build` makes (built here first), logging at
  *   its default level (info), its stderr read as a host would.
  * - The floor is a minimal SDK server (test/bench/minimal-server.ts) bundled with the same esbuild
- *   settings (test/support/build.ts): one tool that forwards the route svc-mcp's
+ *   settings (test/release/build.ts): one tool that forwards the route svc-mcp's
  *   list_conversations calls, with undici, over stdio or Streamable HTTP.
  * - Each timed figure is measured in three rounds, the two servers alternating within each (call
  *   by call, or period by period for the 50-client load), and printed as the median of the three
@@ -24,7 +24,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { Pool } from 'undici';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { MAX_VIEW_BYTES, viewSizes } from '../../src/views/build.js';
-import { buildCli } from '../support/build.js';
+import { buildCli } from '../release/build.js';
 import { contextCostReport } from '../support/context-cost.js';
 import { ROOT } from '../support/paths.js';
 import { connectClients, loadRound, memoryOf, type HttpServerProcess, type LoadRound } from './http-load.js';

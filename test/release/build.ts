@@ -13,7 +13,7 @@ import { build, type Metafile } from 'esbuild';
 import { toolSchemasOf } from '../../src/engine/schema.js';
 import { writeViews } from '../../src/views/build.js';
 import { catalog } from '../../tools/index.js';
-import { ROOT } from './paths.js';
+import { ROOT } from '../support/paths.js';
 
 export const ENTRY_NAME = 'svc-mcp.js';
 
@@ -78,7 +78,7 @@ export async function buildPackage(outdir = path.join(ROOT, 'dist')): Promise<Bu
   return result;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/support/build.ts')) {
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/release/build.ts')) {
   const { entry, metafile } = await buildPackage();
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
