@@ -98,7 +98,7 @@ describe('articles tools', () => {
   });
 });
 
-describe('confirmation of knowledge writes', () => {
+describe('confirmation of article writes', () => {
   it('get_articles: sends the POST read without confirmation', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {

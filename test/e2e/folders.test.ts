@@ -77,7 +77,7 @@ describe('folders tools', () => {
   });
 });
 
-describe('confirmation of knowledge writes', () => {
+describe('confirmation of folder writes', () => {
   it('delete_folder: previews a delete, reading what it describes and sending no DELETE', async () => {
     const client = await connect({ env: sandboxEnv(sandbox) });
     try {

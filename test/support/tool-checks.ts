@@ -1,8 +1,8 @@
 /**
- * Checks every module's end-to-end file (test/e2e/<module>.test.ts) makes of its own tools, each a
- * table the file fills in: how tools/list shows them, the route each reaches, the documented
- * rules refused before sending, the preview's effect, and that no secret shows in what the
- * file's connections returned or logged.
+ * The checks each module's end-to-end file (test/e2e/<module>.test.ts) makes of its own tools, from
+ * tables the file fills in: how tools/list shows them, the one request each sends, the documented
+ * rules refused before sending; and the preview's effect lines, and that no secret shows in what
+ * the file's connections returned or logged.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
@@ -26,7 +26,7 @@ export interface Listing {
   tasks?: string[];
 }
 
-/** tools/list as `connection` sees it, each of the module's tools with all four hints, a description of at most 300 characters, and its output schema and task support or none. */
+/** tools/list as `connection` sees it: each of the module's tools with its four hints, a description of at most 300 characters, an output schema or none, and task support for `tasks`. */
 export async function expectListing(connection: Connection, listing: Listing): Promise<Map<string, Tool>> {
   const { tools } = await connection.client.listTools();
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
