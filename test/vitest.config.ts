@@ -24,7 +24,7 @@ export default defineConfig({
     // a worker reads it only at its start, as Node reads NODE_EXTRA_CA_CERTS.
     env: { SVC_STATE_DIR: path.join(os.tmpdir(), 'svc-mcp-test-state'), NODE_EXTRA_CA_CERTS: path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/tls/ca.pem') },
     // `npm run coverage`: the server's own code as the in-process tests run it, summed per folder
-    // by test/support/coverage-by-folder.ts.
+    // by test/release/coverage-by-folder.ts.
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts', 'tools/**/*.ts'],

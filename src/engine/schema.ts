@@ -85,7 +85,7 @@ export function toolSchemasOf(tool: ToolDefinition): ToolSchemas {
 
 /**
  * The catalog's schemas as the bundle carries them: `npm run build` converts every tool's once
- * (test/support/build.ts) and defines PREBUILT_TOOL_SCHEMAS as their JSON, by tool name. Converting
+ * (test/release/build.ts) and defines PREBUILT_TOOL_SCHEMAS as their JSON, by tool name. Converting
  * them at start took about 15 ms of every cold start to the first tools/list, for a result that
  * only a change of the catalog can change. Sources run as they are (tsx, tests) convert as they go.
  */

@@ -22,8 +22,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { ENTRY_NAME } from '../support/build.js';
+import { ENTRY_NAME } from '../release/build.js';
 import { connectClients, cpuSecondsOf, loadRound } from './http-load.js';
+import { loadLine, machineLine, median } from './report.js';
 import { BENCH_CALL as CALL, bundleFloor, startHttpServer, stdioEnv, type ServerKind } from './servers.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -48,8 +49,8 @@ if (bundles.length === 0) throw new Error('usage: npm run bench:ab -- before=<di
 const floor = { name: 'floor', kind: 'minimal' as ServerKind, entry: await bundleFloor(mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-ab-'))) };
 const sandbox = await startSandbox({ rateLimit: 'off' });
 const servers = [floor, ...bundles];
+console.log(machineLine());
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ratios = (values: number[], base: number[]) => values.map((value, round) => value / base[round]);
 const rounds = (values: number[]) => `[${values.map((value) => value.toFixed(2)).join(' ')}]`;
 
@@ -123,3 +124,4 @@ if (wanted('http')) {
 }
 
 await sandbox.close();
+console.log(loadLine());

@@ -1,6 +1,6 @@
 /**
  * The bench's floor: a minimal one-tool MCP server, built by the bench with the same esbuild
- * settings as svc-mcp's bundle (test/support/build.ts), so start, memory and CPU compare like with
+ * settings as svc-mcp's bundle (test/release/build.ts), so start, memory and CPU compare like with
  * like. Its one tool forwards the request svc-mcp's list_conversations sends, with undici, to
  * MINIMAL_BASE_URL with MINIMAL_API_KEY, and returns the body as text.
  *

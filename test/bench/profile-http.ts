@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { buildCli } from '../support/build.js';
+import { buildCli } from '../release/build.js';
 import { connectClients, loadRound } from './http-load.js';
 import { BENCH_CALL, bundleFloor, startHttpServer } from './servers.js';
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { bundle } from '../support/build.js';
+import { bundle } from '../release/build.js';
 import { ROOT } from '../support/paths.js';
 import { startHttpProcess, type HttpServerProcess } from './http-load.js';
 

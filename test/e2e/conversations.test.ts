@@ -1,17 +1,22 @@
+/**
+ * The conversations tools (tools/conversations.ts) end to end, with what every tool shares as a
+ * conversations tool meets it: authentication failures, delete confirmation, read-only mode and
+ * toolsets. Stats and exports over long windows: conversations-stats*.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
-import { CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { apiRequests, callAsTask, callsEnded, connect, sandboxEnv, textOf, waitFor } from '../support/harness.js';
 import { useServer } from '../support/fixture.js';
+import { expectNothingSecret, expectRefused, resultLog, type Refusal } from '../support/tool-checks.js';
 
-const results: string[] = [];
-const remember = (result: CallToolResult) => void results.push(JSON.stringify(result));
-const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' }, onResult: remember });
+const log = resultLog();
+const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' }, onResult: log.keep });
 
-describe('conversations and agents', () => {
-  it('lists the conversations and agents tools with all four hints', async () => {
+describe('conversations', () => {
+  it('lists the conversations tools, and every tool with all four hints', async () => {
     const { tools } = await server.client.listTools();
     const names = tools.map((tool) => tool.name);
-    for (const name of ['list_agents', 'list_conversations', 'export_conversations', 'generate_answer', 'give_feedback', 'delete_conversation']) {
+    for (const name of ['list_conversations', 'export_conversations', 'generate_answer', 'give_feedback', 'delete_conversation']) {
       expect(names).toContain(name);
     }
     for (const tool of tools) {
@@ -49,7 +54,7 @@ describe('conversations and agents', () => {
   });
 
   it('refuses every documented input rule by field name without sending anything', async () => {
-    const cases: Array<[string, Record<string, unknown>, string]> = [
+    const cases: Refusal[] = [
       ['list_conversations', { limit: 0 }, 'limit: must be from 1 to 100'],
       ['list_conversations', { limit: 101 }, 'limit: must be from 1 to 100'],
       ['list_conversations', { since: '2026-01-10T00:00:00Z', until: '2026-01-01T00:00:00Z' }, 'since: must be earlier than until'],
@@ -68,13 +73,7 @@ describe('conversations and agents', () => {
       ['delete_conversation', {}, 'interactionId: is required'],
       ['export_conversations', { since: '10d', until: '20d' }, 'since: must be earlier than until'],
     ];
-    for (const [tool, args, message] of cases) {
-      const result = await call(tool, args);
-      expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
-      expect(textOf(result)).toContain('nothing was sent');
-      expect(textOf(result)).toContain(message);
-    }
-    expect(apiRequests(sandbox)).toHaveLength(0);
+    await expectRefused(call, sandbox, cases);
   });
 
   it('list_conversations: counts only non-blank characters against the 100 of question and answer, and the API agrees', async () => {
@@ -108,14 +107,6 @@ describe('conversations and agents', () => {
       expect(textOf(await call('list_conversations', { [field]: '😀'.repeat(101) }))).toContain(`${field}: must be at most 100 characters, not counting blanks`);
     }
     expect(apiRequests(sandbox).map((request) => request.status)).toEqual([200, 200, 200, 200, 200, 200]);
-  });
-
-  it('list_agents: retries a read after a 429 and succeeds', async () => {
-    sandbox.injectFaults([{ path: '/v2/bots/public', status: 429 }]);
-    const result = await call('list_agents');
-    expect(result.isError).toBeFalsy();
-    expect(apiRequests(sandbox).map((request) => request.status)).toEqual([429, 200]);
-    expect(server.logs.some((line) => line.startsWith('list_agents: GET /v2/bots/public answered 429; retry 1 of 4'))).toBe(true);
   });
 
   it('generate_answer: reports a write that got a 500 and sends it only once', async () => {
@@ -208,23 +199,12 @@ describe('conversations and agents', () => {
     const sent = apiRequests(sandbox).length;
     expect(sent).toBeLessThan(12);
   });
-
-  it('serves the guide and agents resources and the triage prompt', async () => {
-    const guide = await server.client.readResource({ uri: 'svc://guide' });
-    expect((guide.contents[0] as { text: string }).text).toContain('Ids and where they come from');
-    const agents = await server.client.readResource({ uri: 'svc://agents' });
-    expect((agents.contents[0] as { text: string }).text).toContain('Store Assistant');
-    const prompts = await server.client.listPrompts();
-    expect(prompts.prompts.map((prompt) => prompt.name)).toContain('triage_negative_answers');
-    const prompt = await server.client.getPrompt({ name: 'triage_negative_answers', arguments: { since: '14d' } });
-    expect(JSON.stringify(prompt.messages)).toContain('export_conversations');
-  });
 });
 
 describe('authentication failures', () => {
   it('explains 401 (invalid or revoked) and 403 (scope or workspace)', async () => {
-    const revoked = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked), onResult: remember });
-    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly, { SVC_CONFIRM: 'none' }), onResult: remember });
+    const revoked = await connect({ env: sandboxEnv(sandbox, sandbox.keys.revoked), onResult: log.keep });
+    const readOnly = await connect({ env: sandboxEnv(sandbox, sandbox.keys.readOnly, { SVC_CONFIRM: 'none' }), onResult: log.keep });
     try {
       const unauthorized = await revoked.call('list_agents');
       expect(unauthorized.isError).toBe(true);
@@ -242,7 +222,7 @@ describe('authentication failures', () => {
 
 describe('delete_conversation: confirmation', () => {
   it("previews a delete, sends it once with the preview's confirmToken", async () => {
-    const client = await connect({ env: sandboxEnv(sandbox), onResult: remember });
+    const client = await connect({ env: sandboxEnv(sandbox), onResult: log.keep });
     try {
       const preview = await client.call('delete_conversation', { interactionId: 'conv-to-delete' });
       expect(preview.isError).toBeFalsy();
@@ -268,7 +248,7 @@ describe('delete_conversation: confirmation', () => {
     const messages: string[] = [];
     const client = await connect({
       env: sandboxEnv(sandbox),
-      onResult: remember,
+      onResult: log.keep,
       elicit: (message) => {
         messages.push(message);
         return answers.shift()!;
@@ -310,9 +290,7 @@ describe('read-only mode', () => {
 
 describe('secrets', () => {
   it('never shows the API key in a result or a log line', () => {
-    const everything = results.join('\n') + server.stderr();
-    expect(server.stderr()).toContain('tool call');
-    for (const key of Object.values(sandbox.keys)) expect(everything).not.toContain(key);
+    expectNothingSecret(log, [server], Object.values(sandbox.keys));
   });
 });
 

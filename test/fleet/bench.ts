@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { cpuSecondsOf } from '../bench/http-load.js';
+import { machineLine, median } from '../bench/report.js';
 import { connectThroughProxy, startFleet, type ProxyClient } from './fleet.js';
 
 const CLIENTS = 12;
@@ -60,7 +61,6 @@ async function measure(sandbox: Sandbox, nodes: number): Promise<Measure> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const spread = (values: number[], digits: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return `${median(values).toFixed(digits)} (${sorted[0].toFixed(digits)}-${sorted.at(-1)!.toFixed(digits)})`;
@@ -69,7 +69,7 @@ const spread = (values: number[], digits: number) => {
 const cpus = os.cpus().length;
 const sandbox = await startSandbox({ rateLimit: { limit: 1_000_000, windowMs: 1000 } });
 try {
-  console.log(`fleet bench on ${cpus} CPU(s), load average ${os.loadavg()[0].toFixed(1)}; ${CLIENTS} clients and the sandbox share this process; nodes log at the default level (info)`);
+  console.log(`fleet bench; ${machineLine()}; ${CLIENTS} clients and the sandbox share this process; nodes log at the default level (info)`);
   if (cpus < 3 + 2) {
     console.log(
       `What this run cannot show: on ${cpus} CPU(s), three nodes, HAProxy, Redis, the sandbox and the clients all share the same cores, so three nodes cannot serve more calls per second than one; the ratio below measures what spreading the work costs (the shared budget in Redis, the proxy), not how a fleet scales. Scaling shows only with at least one core per node plus one for the rest (5 here).`,

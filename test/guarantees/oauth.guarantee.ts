@@ -170,7 +170,7 @@ describe('client ID metadata documents on the shipped binary (design §17)', () 
   });
 });
 
-describe('request bodies in the bundle, which carries Node decoders for iconv-lite (test/support/build.ts)', () => {
+describe('request bodies in the bundle, which carries Node decoders for iconv-lite (test/release/build.ts)', () => {
   it('reads a form in UTF-8 or Latin-1, and answers 415 to a charset it does not decode', async () => {
     const post = (charset: string, body: Buffer) => fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` }, body });
     for (const [charset, body] of [

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { catalog } from '../../tools/index.js';
-import { pack } from '../support/pack.js';
+import { pack } from '../release/pack.js';
 import { SHOWS_VIEWS } from '../views/client.js';
 import { ROOT } from '../support/paths.js';
 

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { ENTRY_NAME } from '../support/build.js';
+import { ENTRY_NAME } from './build.js';
 import { ROOT } from '../support/paths.js';
 
 interface RecordedCall {

@@ -36,3 +36,22 @@ export function start(options: SandboxOptions = {}): Promise<Sandbox> {
 }
 
 export const DAY = 86_400_000;
+
+/** A sandbox clock ahead of real time by what a test moved it on: a test advances it instead of sleeping. */
+export function skewedClock() {
+  let skew = 0;
+  return {
+    now: () => Date.now() + skew,
+    advance: (ms: number) => {
+      skew += ms;
+    },
+  };
+}
+
+/** Calls to the sandbox's own control routes (/__sandbox/...), which take no key. */
+export function sandboxControl(sb: Sandbox) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildCli, ENTRY_NAME } from './build.js';
+import { buildCli, ENTRY_NAME } from '../release/build.js';
 import { ROOT } from './paths.js';
 
 /** One cache per checkout: a checkout clears only its own stale builds, never another's that a test there is running. */
 const CACHE = path.join(os.tmpdir(), 'svc-mcp-test-builds', createHash('sha256').update(ROOT).digest('hex').slice(0, 8));
-const SOURCES = ['src', 'tools', 'package.json', 'test/support/build.ts'];
+const SOURCES = ['src', 'tools', 'package.json', 'test/release/build.ts'];
 
 let built: Promise<string> | undefined;
 

@@ -5,7 +5,7 @@ import mediaTypes from '../../src/oauth/bundled/media-types.json' with { type: '
 import * as textDecoding from '../../src/oauth/bundled/text-decoding.js';
 
 /**
- * What the bundle's OAuth chunk carries in place of iconv-lite and mime-db (test/support/build.ts aliases
+ * What the bundle's OAuth chunk carries in place of iconv-lite and mime-db (test/release/build.ts aliases
  * them): the same answers as the libraries it stands for, on everything express's body parsers ask of
  * them. The libraries are express's own dependencies, read here only to compare.
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { objectShape } from '../../src/engine/inputs.js';
 import { catalog } from '../../tools/index.js';
-import { between, defaultToolList, manifestTools, readmeConfigTable, readmeToolTable } from '../support/catalog-views.js';
+import { between, defaultToolList, manifestTools, readmeConfigTable, readmeToolTable } from '../release/catalog-views.js';
 import { listingUnder } from '../support/context-cost.js';
 import { CONFIG_END, CONFIG_PAGE_PATH, CONFIG_START, MANIFEST_PATH, README_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START, TOOLS_PAGE_PATH } from '../support/paths.js';
 

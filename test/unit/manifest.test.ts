@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getMcpConfigForManifest, type McpbManifestAny } from '@anthropic-ai/mcpb';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { manifestPrompts } from '../support/catalog-views.js';
+import { manifestPrompts } from '../release/catalog-views.js';
 import { MANIFEST_PATH } from '../support/paths.js';
 
 const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8')) as McpbManifestAny;

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileStateStore } from '../../src/state/file-store.js';
-import { MemoryStateStore, storedId, type StateStore } from '../../src/state/store.js';
+import { MemoryStateStore, storedId } from '../../src/state/store.js';
+import { describeStateStore } from '../support/state-store-contract.js';
 
 const folders: string[] = [];
 afterEach(() => {
@@ -16,57 +17,33 @@ function tempDir(): string {
   return path.join(folder, 'state');
 }
 
-const backends: Array<[string, (now: () => number) => Promise<StateStore[]>]> = [
-  [
-    'memory',
-    async (now) => {
-      const store = new MemoryStateStore(now);
-      return [store, store];
+function testClock() {
+  let now = 1_000_000;
+  return {
+    now: () => now,
+    advance: async (ms: number) => {
+      now += ms;
     },
-  ],
-  [
-    'files (two processes sharing one folder)',
-    async (now) => {
-      const dir = tempDir();
-      return [await FileStateStore.open(dir, now), await FileStateStore.open(dir, now)];
+  };
+}
+
+describeStateStore('memory', async () => {
+  const clock = testClock();
+  const store = new MemoryStateStore(clock.now);
+  return { ...clock, stores: [store, store], close: async () => store.close() };
+});
+
+describeStateStore('files (two processes sharing one folder)', async () => {
+  const clock = testClock();
+  const dir = tempDir();
+  const stores = [await FileStateStore.open(dir, clock.now), await FileStateStore.open(dir, clock.now)];
+  return {
+    ...clock,
+    stores,
+    close: async () => {
+      for (const store of stores) store.close();
     },
-  ],
-];
-
-describe.each(backends)('state store: %s', (_name, open) => {
-  it('lets exactly one of many concurrent claims of an id win, until it expires', async () => {
-    let now = 1_000_000;
-    const [first, second] = await open(() => now);
-    const claims = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 ? first : second).claim('spent', 'mac-1', now + 1000)));
-    expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await first.claim('spent', 'mac-2', now + 1000)).toBe(true);
-    now += 1001;
-    expect(await second.claim('spent', 'mac-1', now + 1000)).toBe(true);
-    expect(await first.claim('spent', 'mac-1', now + 1000)).toBe(false);
-  });
-
-  it('gives a taken value to exactly one caller, and expired values to none', async () => {
-    let now = 5_000;
-    const [first, second] = await open(() => now);
-    await first.put('oauth-code', 'code-1', '{"grant":1}', now + 100);
-    expect(await second.get('oauth-code', 'code-1')).toBe('{"grant":1}');
-    const taken = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? first : second).take('oauth-code', 'code-1')));
-    expect(taken.filter((value) => value !== undefined)).toEqual(['{"grant":1}']);
-    await first.put('oauth-code', 'code-2', 'x', now + 100);
-    now += 100;
-    expect(await second.get('oauth-code', 'code-2')).toBeUndefined();
-    expect(await second.take('oauth-code', 'code-2')).toBeUndefined();
-  });
-
-  it('replaces on put and forgets on delete', async () => {
-    const [first, second] = await open(() => 0);
-    await first.put('grant', 'g', 'one', 10);
-    await second.put('grant', 'g', 'two', 10);
-    expect(await first.get('grant', 'g')).toBe('two');
-    await second.delete('grant', 'g');
-    await second.delete('grant', 'never-stored');
-    expect(await first.get('grant', 'g')).toBeUndefined();
-  });
+  };
 });
 
 describe('state store: files', () => {

@@ -1,4 +1,5 @@
 /** Headless Chromium showing the host page (page/host.ts), which connects a view through ext-apps' AppBridge. */
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +10,13 @@ import type { ViewClient } from './client.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const SCREENSHOTS = path.join(HERE, 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Writes a screenshot under its name only when it differs: a run that changed nothing leaves the tracked file alone. */
+export async function keepScreenshot(name: string, shot: Buffer): Promise<void> {
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  const tracked = await readFile(file).catch(() => undefined);
+  if (!tracked?.equals(shot)) await writeFile(file, shot);
+}
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({

@@ -23,7 +23,7 @@ import { clientDocument, json, startDocumentHost, type DocumentHost } from '../s
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { connectWithTokens, TestOAuthClient } from '../support/oauth.js';
-import { launchBrowser, SCREENSHOTS } from './host.js';
+import { keepScreenshot, launchBrowser, SCREENSHOTS } from './host.js';
 
 const sandbox = useSandbox();
 let server: HttpServerHandle;
@@ -79,6 +79,25 @@ beforeEach(async () => {
   });
 });
 
+/**
+ * The server and the client's site listen on ports picked for each run, which the page names: the
+ * screenshot shows SVC_HTTP_PORT's default and a fixed client port instead, so that the tracked
+ * picture changes only when the page does. Only the text shown changes, not the form.
+ */
+async function showPortsFixed(shown: Page) {
+  const ports: Array<[string, string]> = [
+    [new URL(mcpUrl).host, '127.0.0.1:3000'],
+    [new URL(clientOrigin).host, '127.0.0.1:8080'],
+  ];
+  await shown.evaluate((replacements) => {
+    const { document, NodeFilter } = globalThis as unknown as { document: any; NodeFilter: { SHOW_TEXT: number } };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const [from, to] of replacements) node.textContent = node.textContent.replaceAll(from, to);
+    }
+  }, ports);
+}
+
 /** A client registered with a return address on the client's site, sent to the page as a host would send the person. */
 async function startSignIn() {
   const oauth = new TestOAuthClient('Browser test client', `${clientOrigin}/callback`);
@@ -98,9 +117,10 @@ describe('the authorization page in Chromium', () => {
     const oauth = await startSignIn();
     await expect(page.getByText('Browser test client')).toBeTruthy();
     expect(await page.locator('#api_key').getAttribute('type')).toBe('password');
+    await showPortsFixed(page);
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `oauth-page-${scheme}.png`), fullPage: true });
+      await keepScreenshot(`oauth-page-${scheme}`, await page.screenshot({ fullPage: true }));
     }
     await page.locator('#api_key').fill(sandbox.keys.admin);
     await Promise.all([page.waitForURL(`${clientOrigin}/callback?**`), page.getByRole('button', { name: 'Allow access' }).click()]);

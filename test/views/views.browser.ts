@@ -1,5 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,7 @@ import { MAX_VIEW_BYTES } from '../../src/views/build.js';
 import { useSandbox } from '../support/fixture.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { connectViewClient, type ViewClient } from './client.js';
-import { launchBrowser, openHostPage, SCREENSHOTS, type HostPage } from './host.js';
+import { keepScreenshot, launchBrowser, openHostPage, SCREENSHOTS, type HostPage } from './host.js';
 
 /** Markup with an event handler: if any view parsed API text as HTML, `pwned` would be set. */
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
@@ -74,11 +73,7 @@ async function screenshot(name: string): Promise<void> {
     await view.evaluate(() => new Promise((resolve) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): void }).requestAnimationFrame(() => resolve(null))));
     const box = await frame.boundingBox();
     await host.page.setViewportSize({ width: 1000, height: Math.ceil(box!.height) + 16 });
-    const file = path.join(SCREENSHOTS, `${name}-${theme}.png`);
-    const shot = await frame.screenshot({ animations: 'disabled' });
-    // Written only when it differs: a run that changed nothing leaves the tracked file alone.
-    const tracked = await readFile(file).catch(() => undefined);
-    if (!tracked?.equals(shot)) await writeFile(file, shot);
+    await keepScreenshot(`${name}-${theme}`, await frame.screenshot({ animations: 'disabled' }));
   }
 }
 

@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
  * parsers (body-parser, raw-body) call it to decode a request body in the charset its Content-Type
  * names, and accept only UTF-8 and ISO-8859-1 for forms, and UTF-* for JSON. Node decodes UTF-8,
  * UTF-16LE and Latin-1 itself, with the decoder iconv-lite wraps for them. `npm run build` aliases
- * iconv-lite to this file (test/support/build.ts); its answers are iconv-lite's for those charsets
+ * iconv-lite to this file (test/release/build.ts); its answers are iconv-lite's for those charsets
  * (test/unit/bundled-modules.test.ts), and any other charset (UTF-16BE, bare UTF-16, UTF-32, which no
  * OAuth client sends) is refused with iconv-lite's own message, which the parsers answer with 415.
  */

@@ -3,9 +3,9 @@
  * dist/svc-mcp.js, which `bin` and the MCP Bundle run. Start then reads one file instead of
  * resolving hundreds of modules. What only some configurations use (the HTTP transport, the
  * sandbox, Redis and Bottleneck) is imported dynamically, so esbuild splits it into chunks under
- * dist/chunks/ that a start loads only when the configuration asks for it. Every dependency is
- * bundled but the mirror's native engine (@duckdb/node-api): without node_modules the output runs,
- * the mirror aside.
+ * dist/chunks/ that a start loads only when the configuration asks for it. Every package is bundled
+ * but the mirror's native engine (EXTERNAL_PACKAGES): without node_modules the output runs, the
+ * mirror aside.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -13,9 +13,17 @@ import { build, type Metafile } from 'esbuild';
 import { toolSchemasOf } from '../../src/engine/schema.js';
 import { writeViews } from '../../src/views/build.js';
 import { catalog } from '../../tools/index.js';
-import { ROOT } from './paths.js';
+import { ROOT } from '../support/paths.js';
 
 export const ENTRY_NAME = 'svc-mcp.js';
+
+/**
+ * What the bundle leaves out, loaded from node_modules at run time: the mirror's engine is native
+ * code for one platform, so a bundle without it (the .mcpb) starts, and says the mirror is
+ * unavailable when asked. These, and only these, are the package's `dependencies`: everything else
+ * is inside the bundle, so an install pulls nothing more.
+ */
+export const EXTERNAL_PACKAGES = ['@duckdb/node-api'];
 
 export interface BuildResult {
   /** Absolute path of the file to run. */
@@ -54,9 +62,7 @@ export async function bundle({ entryPoints, outdir, minify = true, define }: Bun
     metafile: true,
     logLevel: 'warning',
     define,
-    // The mirror's engine is native code for one platform, loaded on first use from node_modules: a
-    // bundle without it (the .mcpb) starts, and says the mirror is unavailable when asked.
-    external: ['@duckdb/node-api'],
+    external: EXTERNAL_PACKAGES,
     // The OAuth chunk's express decodes request bodies with iconv-lite and names content types from
     // mime-db: 628 KB of tables for the UTF-8 and Latin-1 bodies and the five types it ever handles.
     // Node's own decoders and those five entries take their place (src/oauth/bundled/).
@@ -82,7 +88,7 @@ export async function buildPackage(outdir = path.join(ROOT, 'dist')): Promise<Bu
   return result;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/support/build.ts')) {
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/release/build.ts')) {
   const { entry, metafile } = await buildPackage();
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;

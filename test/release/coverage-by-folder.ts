@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './paths.js';
+import { ROOT } from '../support/paths.js';
 
 interface Counts {
   total: number;

@@ -1,57 +1,16 @@
+/**
+ * The articles tools (tools/articles.ts) end to end, draft review: compare_article_draft, and the
+ * staleness a publish preview and a refine session's review share with it.
+ */
 import { describe, expect, it } from 'vitest';
 import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
 import { structured, useServer } from '../support/fixture.js';
 
-const { sandbox, server, call } = useServer({ env: { SVC_CONFIRM: 'none' } });
+const { sandbox, call } = useServer({ env: { SVC_CONFIRM: 'none' } });
 
 type Line = { mark: string; text: string; oldLine?: number; newLine?: number };
 const linesOf = (comparison: Record<string, any>, field: string): Line[] =>
   comparison.text.find((entry: { field: string }) => entry.field === field).hunks.flatMap((hunk: { lines: Line[] }) => hunk.lines);
-
-describe('get_refine_session, wait_for_refine_session: refine review that cannot mislead', () => {
-  const session = () => ({ interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent });
-
-  it('wait_for_refine_session shows the linked draft changing the return window, and that it predates the session', async () => {
-    const result = await call('wait_for_refine_session', session());
-    const data = structured(result);
-    expect(data.summary).toContain('Final Sale');
-    const [change] = data.changes;
-    expect(change.draftArticleId).toBe(sandbox.seed.articles.returnsPolicyDraft);
-    // The changed sentence whole, on each side: not a fragment, not the whole paragraph twice.
-    expect(change.draftReview.diff).toContainEqual({
-      field: 'mainKnowledge',
-      before: 'You can return unworn items with the original tags within 30 days of delivery for a full refund to the original payment method.',
-      after: 'You can return unworn items with the original tags within 45 days of delivery for a full refund to the original payment method.',
-    });
-    expect(data.warnings).toEqual([expect.stringContaining('before this refine session began')]);
-    const text = textOf(result);
-    expect(text).toMatch(/^ +after: You can return unworn items with the original tags within 45 days/m);
-    expect(text).not.toContain('\\n');
-    // One session read, then the draft and its live article.
-    expect(apiRequests(sandbox)).toHaveLength(3);
-  });
-
-  it('get_refine_session shows the same diffs inline and no longer repeats latestIteration', async () => {
-    const compact = structured(await call('get_refine_session', session()));
-    expect(compact).not.toHaveProperty('latestIteration');
-    expect(compact.iterations).toHaveLength(1);
-    expect(compact.iterations[0].changes[0].draftReview.diff[0].after).toContain('45 days');
-    expect(compact.warnings[0]).toContain('before this refine session began');
-    const full = structured(await call('get_refine_session', { ...session(), view: 'full' }));
-    expect(full).not.toHaveProperty('latestIteration');
-    expect(full.iterations[0].companyId).toBeDefined();
-    expect(full.iterations[0].changes[0].draftReview.verdict).toBe('changes');
-  });
-
-  it('tells the model to read the diffs before recommending anything', async () => {
-    const prompt = await server.client.getPrompt({ name: 'review_refine_session', arguments: session() });
-    const text = JSON.stringify(prompt.messages);
-    expect(text).toContain('Before you judge anything');
-    expect(text).toContain('draftReview');
-    expect(text).toContain('compare_article_draft');
-    expect(text.indexOf('draftReview')).toBeLessThan(text.indexOf('Recommend publish'));
-  });
-});
 
 describe('compare_article_draft', () => {
   const seeded = () => sandbox.seed.articles;
@@ -211,41 +170,5 @@ describe('compare_article_draft', () => {
     const review = structured(await call('wait_for_refine_session', { interactionId: sandbox.seed.negativeConversation, eventId: sandbox.seed.negativeEvent }));
     expect(review.changes[0].draftReview.verdict).toBe('stale');
     expect(review.warnings.some((warning: string) => warning.startsWith('Stale draft'))).toBe(true);
-  });
-});
-
-describe('compare_rule_versions', () => {
-  const ruleId = () => sandbox.seed.rules.whereIsMyOrder;
-
-  it('compares the active version with the one before it by default', async () => {
-    const result = await call('compare_rule_versions', { ruleId: ruleId() });
-    const data = structured(result);
-    expect(data.from).toMatchObject({ versionId: 'v1', status: 'HISTORICAL', active: false });
-    expect(data.to).toMatchObject({ versionId: 'v2', status: 'PUBLISHED', active: true });
-    const message = data.changes.find((change: { path: string }) => change.path === 'flowConfig.message');
-    expect(message.before).toContain('share the tracking link');
-    expect(message.after).toContain('Look up order status');
-    // What the rule does, apart from what every new version changes anyway.
-    expect(data.changes.map((change: { path: string }) => change.path)).toEqual(['flowConfig.message']);
-    expect(data.metadata.map((change: { path: string }) => change.path)).toEqual(['status', 'version', 'versionId', 'createdAt', 'updatedAt']);
-    const text = textOf(result);
-    expect(text).toMatch(/- flowConfig\.message: <untrusted-data-[0-9a-f]+>Ask for the order number, then share/);
-    expect(text).toMatch(/^What the rule does: 1 field\(s\) changed:$/m);
-    expect(text).toMatch(/^Metadata: status: HISTORICAL -> PUBLISHED; version: 1 -> 2;/m);
-    expect(text.indexOf('flowConfig.message')).toBeLessThan(text.indexOf('Metadata:'));
-    expect(apiRequests(sandbox).map((request) => request.path)).toEqual([
-      `/v2/hc-rules/${ruleId()}/versions/public`,
-      `/v2/hc-rules/${ruleId()}/versions/v1/public`,
-      `/v2/hc-rules/${ruleId()}/versions/v2/public`,
-    ]);
-  });
-
-  it('takes explicit versions without reading the history, and explains a version the rule lacks', async () => {
-    const data = structured(await call('compare_rule_versions', { ruleId: ruleId(), fromVersionId: 'v2', toVersionId: 'v3' }));
-    expect(data.to).toMatchObject({ versionId: 'v3', status: 'DRAFT' });
-    expect(apiRequests(sandbox)).toHaveLength(2);
-    const missing = await call('compare_rule_versions', { ruleId: ruleId(), toVersionId: 'v9' });
-    expect(missing.isError).toBe(true);
-    expect(textOf(missing)).toContain('its versions: v3, v2, v1');
   });
 });

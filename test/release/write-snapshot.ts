@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultToolList, manifestPrompts, manifestTools, readmeConfigTable, readmeToolTable, replaceBetween } from './catalog-views.js';
-import { CONFIG_END, CONFIG_PAGE_PATH, CONFIG_START, MANIFEST_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START, TOOLS_PAGE_PATH } from './paths.js';
+import { CONFIG_END, CONFIG_PAGE_PATH, CONFIG_START, MANIFEST_PATH, ROOT, SNAPSHOT_PATH, TABLE_END, TABLE_START, TOOLS_PAGE_PATH } from '../support/paths.js';
 
 writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(defaultToolList(), null, 2)}\n`);
 const manifest = JSON.parse(readFileSync(MANIFEST_PATH, 'utf8'));

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { buildPackage } from './build.js';
-import { ROOT } from './paths.js';
+import { ROOT } from '../support/paths.js';
 
 function run(command: string, args: string[], cwd: string): void {
   execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -38,7 +38,7 @@ export async function pack(out?: string): Promise<string> {
   return output;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/support/pack.ts')) {
+if (process.argv[1] && path.resolve(process.argv[1]) === path.join(ROOT, 'test/release/pack.ts')) {
   const index = process.argv.indexOf('--out');
   const file = await pack(index > 0 ? process.argv[index + 1] : undefined);
   process.stdout.write(`wrote ${path.relative(process.cwd(), file) || file} (${(statSync(file).size / 1024 / 1024).toFixed(1)} MB)\n`);
