@@ -1,6 +1,7 @@
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Pool } from 'undici';
+import { exchange, type Exchanged } from './exchange.js';
 import type { Logger } from '../log.js';
 import { ApiError, CancelledError, ConnectionError, errorForStatus, NotJsonError, PermissionError, RateLimitError, TimeoutError, type RedactedRequest } from './errors.js';
 import type { LimiterRegistry, Priority } from './limiter.js';
@@ -179,29 +180,26 @@ export class ApiClient {
     const hasBody = request.body !== undefined;
     const startedAt = Date.now();
     const path = this.pathPrefix + request.path;
-    let response: { statusCode: number; text: string };
+    let response: Exchanged;
     try {
       response = await traceUpstream(request.method, this.origin, path, async (traceHeaders) => {
-        let sent: Awaited<ReturnType<Pool['request']>>;
         try {
-          sent = await pool.request({
-            method: request.method,
-            path: path + encodeQuery(request.query),
-            headers: {
-              ...traceHeaders,
-              authorization: `Bearer ${apiKey}`,
-              accept: 'application/json',
-              ...(hasBody ? { 'content-type': 'application/json' } : {}),
+          return await exchange(
+            pool,
+            {
+              method: request.method,
+              path: path + encodeQuery(request.query),
+              headers: {
+                ...traceHeaders,
+                authorization: `Bearer ${apiKey}`,
+                accept: 'application/json',
+                ...(hasBody ? { 'content-type': 'application/json' } : {}),
+              },
+              body: hasBody ? JSON.stringify(request.body) : undefined,
             },
-            body: hasBody ? JSON.stringify(request.body) : undefined,
-            signal: deadline.signal,
-          });
-        } catch (caught) {
-          throw this.transportError(caught, request, redacted, deadline.signal);
-        }
-        request.onStatus?.(sent.statusCode);
-        try {
-          return { statusCode: sent.statusCode, text: await sent.body.text() };
+            deadline.signal,
+            request.onStatus,
+          );
         } catch (caught) {
           throw this.transportError(caught, request, redacted, deadline.signal);
         }

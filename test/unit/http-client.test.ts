@@ -99,14 +99,3 @@ describe('ApiClient', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 });
-
-describe("undici's pool alone (src/upstream/pool.ts)", () => {
-  it("carries the same request methods as undici's own Pool", async () => {
-    const methods = ['request', 'stream', 'pipeline', 'connect', 'upgrade'] as const;
-    const { Pool } = await import('../../src/upstream/pool.js');
-    // Before undici's index is loaded, which would put them there itself.
-    for (const method of methods) expect(Pool.prototype[method], method).toBeTypeOf('function');
-    const undici = (await import('undici')).default;
-    for (const method of methods) expect(Pool.prototype[method], method).toBe(undici.Pool.prototype[method]);
-  });
-});
