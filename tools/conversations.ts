@@ -3,68 +3,23 @@ import { once } from 'node:events';
 import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
-import { clockNow, DAY_MS, idInput, timeInput } from '../src/engine/inputs.js';
+import { clockNow, idInput } from '../src/engine/inputs.js';
 import { isRecord } from '../src/json.js';
-import { channelEnum, conversationSource, searchText } from './lib/inputs.js';
+import { channelEnum } from './lib/inputs.js';
+import { checkWindow, feedbackFilter, filters, filtersOf, terseFilters, window } from './lib/conversation-filters.js';
 import { createExportFile } from './lib/export-file.js';
 import { previewFeedback, previewGenerateAnswer } from './lib/conversation-effects.js';
 import { defined, shortened } from './lib/records.js';
 import { triageNegativeAnswers } from './prompts.js';
 import { shape, successShape } from './lib/shapes.js';
-import { cutShort, describeScope, MAX_WINDOW_MS, scanConversations, type ConversationFilters, type ScanRequest } from './lib/scan.js';
+import { cutShort, describeScope, MAX_WINDOW_MS, scanConversations, type ScanRequest } from './lib/scan.js';
 import { GROUP_BY, type ScanSummary, type StatsResult } from '../src/views/results.js';
-import { changeOf, ConversationStats, renderStats } from './lib/stats.js';
+import { changeOf, ConversationStats } from './lib/stats.js';
+import { renderStats } from './lib/stats-text.js';
 import { definitionsFor } from './lib/definitions.js';
 import { countFromMirror, mirrorAnswers } from './lib/mirror/answer.js';
 import { MirrorUnavailable } from '../src/mirror/database.js';
 import { answerGenerated, conversationDeleted, feedbackGiven } from './lib/mirror/writes.js';
-
-const DEFAULT_WINDOW_MS = 7 * DAY_MS;
-
-// The spec sets no minimum length on these lists: an empty one is sent as given.
-const sourceFilter = z.array(conversationSource).optional();
-const channelFilter = z.array(channelEnum).optional();
-/** The spec documents the CSAT filter's values but hides its parameter name: every tool that takes it says so. */
-const csatFilter = z.number().int('must be a whole number').min(0, 'must be from 0 to 5').max(5, 'must be from 0 to 5').optional().describe('Name is a guess: the spec hides it');
-
-const filters = {
-  since: timeInput('Default 7d ago.').optional(),
-  until: timeInput('Default now.').optional(),
-  botId: z.string().min(1).optional(),
-  source: sourceFilter.describe('e.g. api, widget, ui, testsuite, replay'),
-  channel: channelFilter,
-  question: searchText('In customer messages; max 100 non-blank chars, no % _').optional(),
-  answer: searchText('In agent answers, same rules').optional(),
-  csat: csatFilter,
-};
-
-/** The same filters, described once in list_conversations: every listed token costs every user. */
-const terseFilters = {
-  ...filters,
-  source: sourceFilter,
-  question: searchText('Customer text.').optional(),
-  answer: searchText('Answer text.').optional(),
-  csat: csatFilter,
-};
-
-function filtersOf(input: ConversationFilters): ConversationFilters {
-  return { botId: input.botId, source: input.source, channel: input.channel, question: input.question, answer: input.answer, csat: input.csat };
-}
-
-/** The upstream's defaults (since: now minus 7 days, until: now) made explicit, so the window rules can be checked before sending. */
-function window(input: { since?: number; until?: number }, now = clockNow()): { since: number; until: number } {
-  return { since: input.since ?? now - DEFAULT_WINDOW_MS, until: input.until ?? now };
-}
-
-function checkWindow(input: { since?: number; until?: number }, context: z.RefinementCtx, maxMs: number | undefined): void {
-  const { since, until } = window(input);
-  if (since >= until) {
-    const message = input.since === undefined ? 'defaults to 7 days ago, which is not earlier than until: give since too' : 'must be earlier than until';
-    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message });
-  } else if (maxMs !== undefined && until - since > maxMs) {
-    context.addIssue({ code: z.ZodIssueCode.custom, path: ['since'], message: 'window from since to until must be at most 90 days (export_conversations takes longer windows)' });
-  }
-}
 
 const listInput = z
   .object({
@@ -153,8 +108,6 @@ const listConversations = defineTool({
   list: conversationList,
   errors: { 400: 'check since/until (since < until, at most 90 days), limit 1-100, the question/answer text rules, and that cursor came from a previous page' },
 });
-
-const feedbackFilter = z.enum(['negative', 'positive', 'any']).optional();
 
 /**
  * What an export reads without maxConversations when it returns the conversations: a result shows

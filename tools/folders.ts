@@ -30,12 +30,7 @@ const createFolder = defineTool({
   words: 'new add make subfolder category section directory called named set up',
   scope: 'write',
   description: `Makes a knowledge-base folder, at the top or inside parentFolderId (list_folders). ${PASS_THROUGH}`,
-  input: z
-    .object({
-      name: z.string().optional(),
-      parentFolderId: z.string().optional(),
-    })
-    .passthrough(),
+  input: z.object({ name: z.string().optional(), parentFolderId: z.string().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-folders/public', body: 'rest', payloadNotShown: [] },
   keepMirror: folderAnswered,
   done: (data) => `Folder ${fieldOf(data, 'id')} created; next: assign_folders_to_agent so agents answer from it, create_article to fill it.`,
@@ -64,12 +59,7 @@ const moveFolder = defineTool({
   scope: 'write',
   idempotent: true,
   description: `Moves a folder and its contents under another folder, or to the top with parentFolderId null. Ids from list_folders. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      folderId: idInput(),
-      parentFolderId: z.string().nullable().optional(),
-    })
-    .passthrough(),
+  input: z.object({ folderId: idInput(), parentFolderId: z.string().nullable().optional() }).passthrough(),
   route: { method: 'PUT', path: '/v2/hc-folders/{folderId}/move/public', body: 'rest', payloadNotShown: [] },
   keepMirror: folderAnswered,
   preview: previewMoveFolder,
@@ -101,12 +91,7 @@ const assignFolders = defineTool({
   scope: 'write',
   idempotent: true,
   description: `Gives an agent knowledge: it answers from these folders' live articles, besides its current ones. Ids from list_agents and list_folders. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      botId: idInput().optional(),
-      folderIds: idList().optional(),
-    })
-    .passthrough(),
+  input: z.object({ botId: idInput().optional(), folderIds: idList().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/hc-bot-folder-junctions/public', body: 'rest', payloadNotShown: [] },
   keepMirror: foldersAssigned,
   preview: previewAssignFolders,

@@ -16,12 +16,7 @@ const initializeTree = defineTool({
   gives: ['treeId'],
   scope: 'write',
   description: `Proposes folders and articles for processed sources (ids from ingest_sources); returns a treeId for persist_knowledge_tree. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      documentIds: idList('Source ids').optional(),
-      parentFolderId: idInput().optional(),
-    })
-    .passthrough(),
+  input: z.object({ documentIds: idList('Source ids').optional(), parentFolderId: idInput().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/initialize', body: 'rest', payloadNotShown: [] },
   done: (data) => `Tree ${fieldOf(data, 'treeId')} proposed (${countOf(data, 'folders')} folder(s)); next: review it, then persist_knowledge_tree with this treeId.`,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },
@@ -33,12 +28,7 @@ const persistTree = defineTool({
   words: 'save accept commit apply structure plan proposal confirm keep hierarchy outline layout',
   scope: 'write',
   description: `Saves a proposed tree (treeId from initialize_knowledge_tree) as folders and draft articles. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      treeId: idInput().optional(),
-      parentFolderId: idInput().optional(),
-    })
-    .passthrough(),
+  input: z.object({ treeId: idInput().optional(), parentFolderId: idInput().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/tree/persist', body: 'rest', payloadNotShown: [] },
   done: (data) =>
     `Tree ${fieldOf(data, 'treeId')} saved as ${countOf(data, 'folders')} folder(s) and ${countOf(data, 'articles')} draft(s); next: list_articles type draft, then compare_article_draft and publish_article_draft.`,
@@ -52,12 +42,7 @@ const generateKnowledge = defineTool({
   gives: ['jobIds'],
   scope: 'write',
   description: `Writes a draft article from one processed source (id from ingest_sources); returns a job for get_knowledge_jobs_status. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      documentId: idInput('Source id').optional(),
-      folderId: idInput().optional(),
-    })
-    .passthrough(),
+  input: z.object({ documentId: idInput('Source id').optional(), folderId: idInput().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public', body: 'rest', payloadNotShown: [] },
   done: (data) => `Knowledge job ${fieldOf(data, 'id')} started for source ${fieldOf(data, 'documentId')}; next: get_knowledge_jobs_status with jobIds [${fieldOf(data, 'id')}].`,
   errors: { 400: 'check the source id (ingest_sources returns it) and the folder id (list_folders)' },
@@ -70,12 +55,7 @@ const generateBulk = defineTool({
   gives: ['jobIds'],
   scope: 'write',
   description: `Writes draft articles from many processed sources at once (ids from ingest_sources), one job each. ${PASS_THROUGH}`,
-  input: z
-    .object({
-      documentIds: idList('Source ids').optional(),
-      folderId: idInput().optional(),
-    })
-    .passthrough(),
+  input: z.object({ documentIds: idList('Source ids').optional(), folderId: idInput().optional() }).passthrough(),
   route: { method: 'POST', path: '/v2/knowledge/public/bulk', body: 'rest', payloadNotShown: [] },
   done: (data) => `${countOf(data, 'jobs')} knowledge job(s) started; next: get_knowledge_jobs_status with their ids.`,
   errors: { 400: 'check the source ids (ingest_sources returns them) and the folder id (list_folders)' },

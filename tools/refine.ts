@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isRecord } from '../src/json.js';
+import { isRecord, recordOf } from '../src/json.js';
 import { pollUntil } from '../src/engine/poll.js';
 import { briefComparison, compareArticle, loadDraftPairs } from './lib/article-review.js';
 import { defined } from './lib/records.js';
@@ -150,13 +150,12 @@ const NEXT: Record<string, string> = {
 };
 
 function compactChange(item: Record<string, unknown>): Record<string, unknown> {
-  const cause = isRecord(item.rootCause) ? item.rootCause : {};
   return defined({
     changeType: item.changeType,
     draftArticleId: item.draftArticleId,
     draftPromptVersionId: item.draftPromptVersionId,
     draftRuleVersionId: item.draftRuleVersionId,
-    target: cause.target,
+    target: recordOf(item.rootCause).target,
     draftReview: item.draftReview,
   });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.js';
 import { ToolFailure } from '../src/engine/errors.js';
 import { idInput } from '../src/engine/inputs.js';
-import { isRecord } from '../src/json.js';
+import { isRecord, recordOf } from '../src/json.js';
 import { defined } from './lib/records.js';
 import { pathDiff, type Quote, renderHunks } from './lib/diff.js';
 import type { PathChange, RuleComparison } from '../src/views/results.js';
@@ -20,7 +20,7 @@ const ERRORS_404_LIST = "no intent rule with this ruleId in the workspace (no AP
  * array in it, and the active version is `activeVersionId` (or a similar name), else the PUBLISHED one.
  */
 function normaliseVersionList(response: unknown, ruleId: string): Record<string, unknown> {
-  const body = isRecord(response) ? response : {};
+  const body = recordOf(response);
   const versions = (Array.isArray(response) ? response : ((Object.values(body).find(Array.isArray) as unknown[] | undefined) ?? [])).filter(isRecord);
   const named = ['activeVersionId', 'publishedVersionId', 'activePublishedVersionId'].map((key) => body[key]).find((value) => value !== undefined);
   const published = versions.find((version) => isRecord(version.item) && version.item.status === 'PUBLISHED');
@@ -48,7 +48,7 @@ const listRuleVersions = defineTool({
   list: {
     items: 'versions',
     compact: (version) => {
-      const item = isRecord(version.item) ? version.item : {};
+      const item = recordOf(version.item);
       return defined({
         versionId: version.versionId,
         version: version.version,
@@ -125,7 +125,7 @@ interface CompareRuleInput {
 }
 
 function versionSummary(version: Version, activeVersionId: unknown): Record<string, unknown> {
-  const item = isRecord(version.item) ? version.item : {};
+  const item = recordOf(version.item);
   return defined({
     versionId: version.versionId ?? item.versionId,
     version: version.version ?? item.version,
@@ -139,8 +139,8 @@ function versionSummary(version: Version, activeVersionId: unknown): Record<stri
 async function compareRuleVersions(input: CompareRuleInput, context: ToolContext): Promise<RuleComparison> {
   const chosen = await chooseVersions(input, context);
   const [from, to] = await Promise.all([readVersion(context, input.ruleId, chosen.fromVersionId), readVersion(context, input.ruleId, chosen.toVersionId)]);
-  const toItem = isRecord(to.item) ? to.item : {};
-  const all = pathDiff(isRecord(from.item) ? from.item : {}, toItem);
+  const toItem = recordOf(to.item);
+  const all = pathDiff(recordOf(from.item), toItem);
   const changes = all.filter((change) => !METADATA.has(change.path));
   const metadata = all.filter((change) => METADATA.has(change.path));
   return {

@@ -3,7 +3,7 @@ import { defineGroup, defineTool, type ToolContext } from '../src/engine/define.
 import { idInput, idList } from '../src/engine/inputs.js';
 import { isNotFound } from '../src/engine/errors.js';
 import { pollUntil } from '../src/engine/poll.js';
-import { isRecord } from '../src/json.js';
+import { isRecord, recordOf } from '../src/json.js';
 import { countOf, defined, fieldOf } from './lib/records.js';
 import { PASS_THROUGH } from './lib/inputs.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../src/config.js';
@@ -104,7 +104,7 @@ async function waitForSources(sourceIds: string[], seconds: number | undefined, 
         pending().map(async (sourceId) => {
           try {
             const record = await context.call('get_source', { sourceId });
-            states.set(sourceId, { record: isRecord(record) ? record : {} });
+            states.set(sourceId, { record: recordOf(record) });
           } catch (error) {
             if (isNotFound(error)) states.set(sourceId, { notFound: true });
             else throw error;

@@ -5,7 +5,8 @@
  */
 
 /** Column types in the catalog's words: epoch-ms times become SQL timestamps (UTC), lists of text stay lists. */
-export type ColumnType = 'text' | 'time' | 'flag' | 'number' | 'integer' | 'json' | 'texts';
+export const COLUMN_TYPES = ['text', 'time', 'flag', 'number', 'integer', 'json', 'texts'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 export interface ColumnDefinition {
   name: string;

@@ -11,7 +11,7 @@ import { eventSeedId, seedId } from './ids.js';
 import { recordReply } from './reply.js';
 import { SEED } from './seed-ids.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS, createWorkspace, iso, newConversation, newEvent, type SandboxState, type Workspace } from './state.js';
-import type { Article, Bot, Conversation, Criterion, FixIteration, FixReviewSession, RuleVersion, TagReference } from './types.js';
+import type { AnswerSnapshot, Article, Bot, Conversation, Criterion, FixIteration, FixReviewSession, ProviderCatalog, RuleVersion, TagReference } from './types.js';
 
 const HELP = 'https://help.northwind-outfitters.example/articles';
 
@@ -553,7 +553,12 @@ function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   for (const [id, documentId, outcome, daysAgo, failureError, paragraphs] of jobRows) {
     ws.jobs.set(id, { id, documentId, status: outcome, companyId: ws.id, queuedAt: now - daysAgo * DAY_MS, outcome, failureError, resultParagraphs: [...paragraphs], english: true, baser: false });
   }
-  ws.providerCatalog = {
+  ws.providerCatalog = providerCatalog();
+}
+
+/** What the connected providers offer to register: notes pages, a help-center tree, a wiki space. */
+function providerCatalog(): ProviderCatalog {
+  return {
     notes: [
       { externalId: 'notes-page-5d1c', title: 'Returns playbook', originalUrl: 'https://notes.example/northwind/returns-playbook-5d1c', mimeType: 'text/markdown', iconLink: null, object: 'page' },
       {
@@ -604,8 +609,8 @@ function seedSources(ws: Workspace, now: number, t: DaysAgo): void {
   };
 }
 
-/** Actions, the attribute, their data steps (calling the mock store backend) and agent assignments. */
-function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
+/** Actions and the attribute. */
+function seedActions(ws: Workspace, t: DaysAgo): void {
   ws.tools.set(SEED.tools.orderStatus, {
     id: SEED.tools.orderStatus,
     createdAt: t(90),
@@ -655,6 +660,10 @@ function seedActions(ws: Workspace, t: DaysAgo, baseUrl: string): void {
     ],
     builtInHandler: null,
   });
+}
+
+/** The actions' data steps, calling the mock store backend, and which agents each action serves. */
+function seedDataSteps(ws: Workspace, t: DaysAgo, baseUrl: string): void {
   ws.dataSteps.set(SEED.dataSteps.orderStatusLookup, {
     id: SEED.dataSteps.orderStatusLookup,
     createdAt: t(90),
@@ -793,15 +802,39 @@ function seedReview(ws: Workspace, now: number): void {
   const negConv = ws.conversations.get(SEED.negativeConversation)!;
   const negEvent = negConv.events.find((e) => e.id === SEED.negativeEvent)!;
   const sessionId = SEED.refineSession;
-  const iterationId = seedId('refineIteration', 'a', 1);
   const started = now - 50 * MINUTE_MS;
   const oldSnapshot = { interactionId: negConv.id, eventId: negEvent.id, originalEventId: null, content: negEvent.message, role: 'svcbot', type: negEvent.type, createdAt: iso(negEvent.createdAt) };
-  const iteration: FixIteration = {
+  const iteration = refineIteration(ws, started, oldSnapshot);
+  const session: FixReviewSession = {
+    id: sessionId,
+    companyId: ws.id,
+    interactionId: negConv.id,
+    targetEventId: negEvent.id,
+    targetUserEventId: SEED.negativeUserEvent,
+    status: 'active',
+    publishedIterationId: null,
+    publishedAt: null,
+    closedAt: null,
+    closedReason: null,
+    createdAt: iso(started),
+    updatedAt: iso(started + 90_000),
+    originalAnswerSnapshot: oldSnapshot,
+    iterations: [iteration],
+  };
+  ws.refineSessions.set(sessionId, session);
+}
+
+/** The refine session's one iteration: its root cause, the draft it proposes and the replayed answer. */
+function refineIteration(ws: Workspace, started: number, oldSnapshot: AnswerSnapshot): FixIteration {
+  const iterationId = seedId('refineIteration', 'a', 1);
+  const sessionId = SEED.refineSession;
+  const { interactionId, eventId } = oldSnapshot;
+  return {
     id: iterationId,
     companyId: ws.id,
     sessionId,
-    interactionId: negConv.id,
-    targetEventId: negEvent.id,
+    interactionId,
+    targetEventId: eventId,
     previousIterationId: null,
     backgroundJobId: 'bg_refine_0001',
     replayInteractionId: SEED.replay,
@@ -821,7 +854,7 @@ function seedReview(ws: Workspace, now: number): void {
     newAnswerSnapshot: {
       interactionId: SEED.replay,
       eventId: seedId('event', 'a', 9001),
-      originalEventId: negEvent.id,
+      originalEventId: eventId,
       content: 'Items marked Final Sale, including most discounted items, cannot be returned. Other unworn items with tags can be returned within 30 days.',
       role: 'svcbot',
       type: 'message',
@@ -833,8 +866,8 @@ function seedReview(ws: Workspace, now: number): void {
         companyId: ws.id,
         sessionId,
         iterationId,
-        interactionId: negConv.id,
-        targetEventId: negEvent.id,
+        interactionId,
+        targetEventId: eventId,
         rootCause: {
           failureStage: 'knowledge_content',
           failureMode: 'incorrect_knowledge',
@@ -849,23 +882,6 @@ function seedReview(ws: Workspace, now: number): void {
       },
     ],
   };
-  const session: FixReviewSession = {
-    id: sessionId,
-    companyId: ws.id,
-    interactionId: negConv.id,
-    targetEventId: negEvent.id,
-    targetUserEventId: SEED.negativeUserEvent,
-    status: 'active',
-    publishedIterationId: null,
-    publishedAt: null,
-    closedAt: null,
-    closedReason: null,
-    createdAt: iso(started),
-    updatedAt: iso(started + 90_000),
-    originalAnswerSnapshot: oldSnapshot,
-    iterations: [iteration],
-  };
-  ws.refineSessions.set(sessionId, session);
 }
 
 /** Criteria, test cases, a test set and prompt versions. */
@@ -949,7 +965,8 @@ function seedWorkspaceA(state: SandboxState, now: number): Workspace {
   seedDrafts(ws, t);
   seedConversations(ws, now);
   seedSources(ws, now, t);
-  seedActions(ws, t, state.baseUrl);
+  seedActions(ws, t);
+  seedDataSteps(ws, t, state.baseUrl);
   seedRules(ws, t);
   seedReview(ws, now);
   seedTestSuite(ws, t);

@@ -41,62 +41,46 @@ import type {
   EventType,
 } from './types.js';
 
-export interface Workspace {
-  id: string; // companyId
+/** The records a workspace holds by id, one Map per kind: what createWorkspace starts empty and Workspace types. */
+function emptyCollections() {
+  return {
+    bots: new Map<string, Bot>(),
+    /** live and drafts */
+    articles: new Map<string, Article>(),
+    folders: new Map<string, Folder>(),
+    botFolderJunctions: new Map<string, BotFolderJunction>(),
+    sources: new Map<string, SourceRecord>(),
+    jobs: new Map<string, IngestionJob>(),
+    /** actions and attributes */
+    tools: new Map<string, HcTool>(),
+    dataSteps: new Map<string, DataStep>(),
+    toolAssignments: new Map<string, ToolAssignment>(),
+    rules: new Map<string, IntentRule>(),
+    replays: new Map<string, Replay>(),
+    refineSessions: new Map<string, FixReviewSession>(),
+    criteriaGroups: new Map<string, CriteriaGroup>(),
+    testCases: new Map<string, TestCase>(),
+    testSets: new Map<string, TestSet>(),
+    testSetRuns: new Map<string, TestSetRun>(),
+    promptVersions: new Map<string, PromptVersion>(),
+    tagGroups: new Map<string, TagGroup>(),
+    tags: new Map<string, Tag>(),
+  };
+}
+
+export interface Workspace extends ReturnType<typeof emptyCollections> {
+  /** the companyId */
+  id: string;
   name: string;
-  bots: Map<string, Bot>;
   conversations: ConversationStore;
-  articles: Map<string, Article>; // live and drafts
-  folders: Map<string, Folder>;
-  botFolderJunctions: Map<string, BotFolderJunction>;
-  sources: Map<string, SourceRecord>;
-  jobs: Map<string, IngestionJob>;
   /** providers connected in this workspace (discovery/register/ingest reject others with 400) */
   connectedProviders: Set<ProviderKind>;
   /** importable resources per provider (discovery excludes those already registered as sources) */
   providerCatalog: ProviderCatalog;
-  tools: Map<string, HcTool>; // actions and attributes
-  dataSteps: Map<string, DataStep>;
-  toolAssignments: Map<string, ToolAssignment>;
-  rules: Map<string, IntentRule>;
-  replays: Map<string, Replay>;
-  refineSessions: Map<string, FixReviewSession>;
-  criteriaGroups: Map<string, CriteriaGroup>;
-  testCases: Map<string, TestCase>;
-  testSets: Map<string, TestSet>;
-  testSetRuns: Map<string, TestSetRun>;
-  promptVersions: Map<string, PromptVersion>;
-  tagGroups: Map<string, TagGroup>;
-  tags: Map<string, Tag>;
 }
 
 export function createWorkspace(id: string, name: string): Workspace {
-  return {
-    id,
-    name,
-    bots: new Map(),
-    conversations: new ConversationStore(),
-    articles: new Map(),
-    folders: new Map(),
-    botFolderJunctions: new Map(),
-    sources: new Map(),
-    jobs: new Map(),
-    connectedProviders: new Set(),
-    providerCatalog: { notes: [], helpcenter: [], wiki: [] },
-    tools: new Map(),
-    dataSteps: new Map(),
-    toolAssignments: new Map(),
-    rules: new Map(),
-    replays: new Map(),
-    refineSessions: new Map(),
-    criteriaGroups: new Map(),
-    testCases: new Map(),
-    testSets: new Map(),
-    testSetRuns: new Map(),
-    promptVersions: new Map(),
-    tagGroups: new Map(),
-    tags: new Map(),
-  };
+  return { id, name, conversations: new ConversationStore(), connectedProviders: new Set(), providerCatalog: { notes: [], helpcenter: [], wiki: [] }, ...emptyCollections() };
 }
 
 export interface JobTimings {

@@ -19,6 +19,14 @@ export class Violations {
   }
 }
 
+/** A route that checks a single field: `check` adds its rules' messages, thrown at once as the 400 if any failed. */
+export function checkOne<T>(check: (v: Violations) => T): T {
+  const v = new Violations();
+  const value = check(v);
+  v.throwIfAny();
+  return value;
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

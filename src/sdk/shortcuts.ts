@@ -19,17 +19,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { isRecord } from '../json.js';
-import {
-  assertHandlerCapability,
-  initializeSchema,
-  ownInitializeCheck,
-  requestDispatchOf,
-  requestHandlerTableOf,
-  setBaseRequestHandler,
-  sseWritingOf,
-  type InitializeCheck,
-  type TableHandler,
-} from './internals.js';
+import { assertHandlerCapability, initializeSchema, ownInitializeCheck, requestDispatchOf, requestHandlerTableOf, setBaseRequestHandler, sseWritingOf } from './internals.js';
+import type { InitializeCheck, TableHandler } from './internals.js';
 
 /**
  * Work the SDK does on every message or with every server that nothing here reads, spared. Each

@@ -1,13 +1,14 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
+// Each byte by the character it is: a reader checks '{' at a glance, not 0x7b.
+const QUOTE = '"'.charCodeAt(0);
+const BACKSLASH = '\\'.charCodeAt(0);
+const COLON = ':'.charCodeAt(0);
+const COMMA = ','.charCodeAt(0);
+const OPEN_BRACE = '{'.charCodeAt(0);
+const OPEN_BRACKET = '['.charCodeAt(0);
+const CLOSE_BRACE = '}'.charCodeAt(0);
+const CLOSE_BRACKET = ']'.charCodeAt(0);
 /** Longest key text kept to compare with "id": enough for it fully escaped, `"\u0069\u0064"`. */
 const KEY_BYTES = 16;
 /** Longest id text kept; a longer string id cannot be answered (no client uses one). */

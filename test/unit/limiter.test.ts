@@ -19,13 +19,18 @@ function track(promise: Promise<void>): { done: boolean; failed?: unknown } {
   return state;
 }
 
-describe('the in-process sliding window', () => {
+/** The describe's tests run on fake timers from a fixed instant, so every hold is measured, not waited for. */
+function useFakeClock(): void {
   beforeEach(() => {
     vi.useFakeTimers({ now: 1_000_000 });
   });
   afterEach(() => {
     vi.useRealTimers();
   });
+}
+
+describe('the in-process sliding window', () => {
+  useFakeClock();
 
   it('admits an uncontended request without a timer, and a burst of N at once', async () => {
     const limiter = new SlidingWindowLimiter(BUDGET);
@@ -91,12 +96,7 @@ describe('the in-process sliding window', () => {
 });
 
 describe("a person's call and a sync's pages", () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: 1_000_000 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock();
 
   it('leaves a tenth of the budget to people: background requests stop short of it, a person takes it at once', async () => {
     const budget = { limit: 20, windowMs: 1000 };

@@ -7,17 +7,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import {
-  assertHandlerCapability,
-  initializeSchema,
-  ownInitializeCheck,
-  requestDispatchOf,
-  requestHandlerTableOf,
-  setBaseRequestHandler,
-  sseWritingOf,
-  type SseEventWriter,
-  type TableHandler,
-} from '../../src/sdk/internals.js';
+import { assertHandlerCapability, initializeSchema, ownInitializeCheck, requestDispatchOf, requestHandlerTableOf, setBaseRequestHandler, sseWritingOf } from '../../src/sdk/internals.js';
+import type { SseEventWriter, TableHandler } from '../../src/sdk/internals.js';
 import { eventsSerialisedOnce } from '../../src/sdk/shortcuts.js';
 
 /**

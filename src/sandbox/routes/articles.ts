@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, requireInWorkspace } from '../state.js';
 import type { Article } from '../types.js';
-import { Violations, isPlainObject, objectBody, oneOf, optionalBoolean, optionalString, requireString } from '../validate.js';
+import { checkOne, Violations, isPlainObject, objectBody, oneOf, optionalBoolean, optionalString, requireString } from '../validate.js';
 import { existingFolder } from './folders.js';
 import { actor, advanceKnowledgeJobs } from './knowledge.js';
 
@@ -67,9 +67,7 @@ function articleOr404(req: RouteRequest): Article {
 }
 
 export function listArticles(req: RouteRequest) {
-  const v = new Violations();
-  const type = oneOf(v, 'type', req.query.get('type') ?? undefined, ARTICLE_TYPES) ?? 'live';
-  v.throwIfAny();
+  const type = checkOne((v) => oneOf(v, 'type', req.query.get('type') ?? undefined, ARTICLE_TYPES) ?? 'live');
   advanceKnowledgeJobs(req.state, req.workspace, actor(req));
   const articles = [...req.workspace.articles.values()].filter((a) => a.isDraft === (type === 'draft')).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
   return { body: articles.map(articleView) };

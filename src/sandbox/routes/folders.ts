@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { findInWorkspace, folderBotIds, folderSubtree, folderView, iso, requireInWorkspace, type SandboxState, type Workspace } from '../state.js';
 import type { Folder } from '../types.js';
-import { Violations, objectBody, requireString } from '../validate.js';
+import { checkOne, Violations, objectBody, requireString } from '../validate.js';
 
 /** A folder id given in a body: 403 for another workspace's folder, 400 when it exists nowhere. */
 export function existingFolder(state: SandboxState, ws: Workspace, name: string, id: unknown): Folder {
@@ -50,9 +50,7 @@ function folderOr404(req: RouteRequest): Folder {
 export function createFolder(req: RouteRequest) {
   const ws = req.workspace;
   const body = objectBody(req.body);
-  const v = new Violations();
-  const name = requireString(v, 'name', body.name);
-  v.throwIfAny();
+  const name = checkOne((v) => requireString(v, 'name', body.name));
   const parentFolderId = optionalFolder(req, body, 'parentFolderId');
   const at = iso(req.now);
   const folder: Folder = { id: newId(), companyId: ws.id, name: name!.trim(), parentFolderId, createdAt: at, updatedAt: at };

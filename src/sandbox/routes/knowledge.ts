@@ -8,7 +8,7 @@ import { newId, newJobId } from '../ids.js';
 import type { RouteRequest } from '../router.js';
 import { findInWorkspace, iso, type SandboxState, type Workspace } from '../state.js';
 import type { Article, Folder, JobStatus, SourceRecord } from '../types.js';
-import { Violations, objectBody, requireString } from '../validate.js';
+import { checkOne, type Violations, objectBody, requireString } from '../validate.js';
 import { optionalFolder } from './folders.js';
 import { refreshSource } from './sources.js';
 
@@ -156,9 +156,7 @@ function queue(req: RouteRequest, documentIds: string[], folderId: string | null
 
 export function generate(req: RouteRequest) {
   const body = objectBody(req.body);
-  const v = new Violations();
-  const documentId = requireString(v, 'documentId', body.documentId);
-  v.throwIfAny();
+  const documentId = checkOne((v) => requireString(v, 'documentId', body.documentId));
   sourceOf(req.state, req.workspace, 'documentId', documentId!);
   const folderId = optionalFolder(req, body, 'folderId');
   return { body: queue(req, [documentId!], folderId)[0] };
@@ -166,9 +164,7 @@ export function generate(req: RouteRequest) {
 
 export function generateBulk(req: RouteRequest) {
   const body = objectBody(req.body);
-  const v = new Violations();
-  const documentIds = idList(v, 'documentIds', body.documentIds);
-  v.throwIfAny();
+  const documentIds = checkOne((v) => idList(v, 'documentIds', body.documentIds));
   for (const id of documentIds) sourceOf(req.state, req.workspace, 'documentIds', id);
   const folderId = optionalFolder(req, body, 'folderId');
   return { body: { jobs: queue(req, [...new Set(documentIds)], folderId) } };
@@ -176,9 +172,7 @@ export function generateBulk(req: RouteRequest) {
 
 export function jobsStatus(req: RouteRequest) {
   const body = objectBody(req.body);
-  const v = new Violations();
-  const jobIds = idList(v, 'jobIds', body.jobIds);
-  v.throwIfAny();
+  const jobIds = checkOne((v) => idList(v, 'jobIds', body.jobIds));
   advanceKnowledgeJobs(req.state, req.workspace, actor(req));
   const store = storeOf(req.workspace);
   const jobs = [];
@@ -205,9 +199,7 @@ function hostOf(url: string): string {
 export function initializeTree(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
-  const v = new Violations();
-  const documentIds = idList(v, 'documentIds', body.documentIds);
-  v.throwIfAny();
+  const documentIds = checkOne((v) => idList(v, 'documentIds', body.documentIds));
   const parentFolderId = optionalFolder(req, body, 'parentFolderId');
   const groups = new Map<string, TreeArticle[]>();
   const skipped: { documentId: string; reason: string }[] = [];
@@ -233,9 +225,7 @@ export function initializeTree(req: RouteRequest) {
 export function persistTree(req: RouteRequest) {
   const { workspace: ws, state } = req;
   const body = objectBody(req.body);
-  const v = new Violations();
-  const treeId = requireString(v, 'treeId', body.treeId);
-  v.throwIfAny();
+  const treeId = checkOne((v) => requireString(v, 'treeId', body.treeId));
   const tree = storeOf(ws).trees.get(treeId!);
   if (!tree) throw badRequest(['treeId must be the id of a tree from initialize in this workspace']);
   if (tree.persisted) throw badRequest([`tree ${tree.treeId} has already been persisted`]);

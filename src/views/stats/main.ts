@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../common/base.css';
 import './stats.css';
 import { drawChart } from '../common/chart.js';
-import { isRecord } from '../../json.js';
+import { isRecord, recordOf } from '../../json.js';
 import { el, figureTable, replaceChildren, type Column } from '../common/dom.js';
 import { resultText, showError, startView } from '../common/view.js';
 import {
@@ -339,7 +339,7 @@ function answersIn(conversations: Record<string, unknown>[]): Answer[] {
 }
 
 function showAnswers(name: string, result: CallToolResult): void {
-  const data = isRecord(result.structuredContent) ? result.structuredContent : {};
+  const data = recordOf(result.structuredContent);
   const conversations = Array.isArray(data.interactions) ? data.interactions.filter(isRecord) : [];
   const found = answersIn(conversations);
   const count = typeof data.count === 'number' ? data.count : conversations.length;
