@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/paths.js';
+import { ROOT, sourceFiles } from '../support/paths.js';
 
 /**
  * The OAuth authorization server underneath (the MCP SDK's `mcpAuthRouter`, frozen in SDK v2 and planned
@@ -29,12 +29,6 @@ function specifiers(fileName: string, text: string): string[] {
   };
   visit(source);
   return found;
-}
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
 }
 
 describe('the authorization server behind one module', () => {

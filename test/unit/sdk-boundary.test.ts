@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/paths.js';
+import { ROOT, sourceFiles } from '../support/paths.js';
 
 /**
  * Every reach into the MCP SDK's internals lives in src/sdk/ (design §17): only there may code read
@@ -80,12 +80,6 @@ function sdkReaches(fileName: string, text: string): string[] {
   };
   visit(source);
   return found;
-}
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(path.join(ROOT, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
 }
 
 describe('the MCP SDK adapter (src/sdk/) is the only way into the SDK', () => {
