@@ -15,7 +15,7 @@ import { buildRequest, pathProblems } from './request.js';
 import type { Logger } from '../log.js';
 import { secretRedaction, type Redaction } from '../redaction/redaction.js';
 import type { ToolCallScreen } from '../sdk/incoming.js';
-import { redactResult, secretsIn } from '../redaction/results.js';
+import { redactResult, secretsIn } from './render/redact.js';
 import { SERVER_NAME } from '../meta.js';
 import { GATE_ANSWER_META } from '../views/results.js';
 import type { ToolRun } from './types.js';

@@ -6,7 +6,7 @@ import type { OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/
 import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
-import type { ClientAddresses } from '../transports/http/client-address.js';
+import type { ClientAddresses } from '../client-address.js';
 import { messagePage, pageHeaders } from './page.js';
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost, type AccessTokens, type KeyCheck, type Refusal } from '../access.js';
 import type { Runtime } from '../runtime.js';
 import { tellPerson } from '../tell.js';
-import type { ClientAddresses } from '../transports/http/client-address.js';
+import type { ClientAddresses } from '../client-address.js';
 import { createAuthorizationServer, InvalidTokenError, REGISTRATION_BYTES, registrationTooLarge } from './authorization-server.js';
 import { checkApplicationType } from './checks.js';
 import { ClientDocuments, isDocumentUrl } from './client-documents.js';

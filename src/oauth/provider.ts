@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ClientAddresses } from '../transports/http/client-address.js';
+import { ClientAddresses } from '../client-address.js';
 import {
   AccessDeniedError,
   InvalidGrantError,

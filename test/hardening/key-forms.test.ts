@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { holdLiveKey } from '../../src/redaction/live-keys.js';
 import { createLogger } from '../../src/log.js';
 import { shape } from '../../src/engine/render/shape.js';
-import { redactResult } from '../../src/redaction/results.js';
+import { redactResult } from '../../src/engine/render/redact.js';
 import { keyRedaction } from '../../src/redaction/redaction.js';
 import { OPTIONS } from '../../src/config.js';
 import { helpText } from '../../src/help.js';

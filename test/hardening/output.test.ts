@@ -5,7 +5,7 @@ import { hasHidden, showHidden } from '../../src/engine/render/envelope.js';
 import { unshaped } from '../../src/engine/render/shape.js';
 import type { ShapeOptions } from '../../src/engine/render/shape-options.js';
 import { shapeResult } from '../support/shape.js';
-import { redactResult } from '../../src/redaction/results.js';
+import { redactResult } from '../../src/engine/render/redact.js';
 import { redactLiveKeys } from '../../src/redaction/live-keys.js';
 import { keyRedaction, secretRedaction } from '../../src/redaction/redaction.js';
 import { answering, apiRequests, textOf } from '../support/harness.js';

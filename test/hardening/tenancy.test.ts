@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
-import { ClientAddresses } from '../../src/transports/http/client-address.js';
+import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Refusal } from '../../access.js';
 import { hostRefusal, resolveCredentials, type CredentialRules, type Credentials } from './credentials.js';
-import { ClientAddresses } from './client-address.js';
+import { ClientAddresses } from '../../client-address.js';
 import type { HttpContext } from './context.js';
 
 const SHUTTING_DOWN: Refusal = { status: 503, message: 'Server is shutting down: retry on another node', headers: { connection: 'close' } };

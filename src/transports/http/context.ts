@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { OAuthGate } from '../../oauth/index.js';
 import type { Runtime } from '../../runtime.js';
 import { BodyBudget } from './body-budget.js';
-import { ClientAddresses } from './client-address.js';
+import { ClientAddresses } from '../../client-address.js';
 import type { CredentialRules } from './credentials.js';
 import { KeyVerifier } from './key-check.js';
 import { SessionTable } from './sessions.js';

@@ -7,7 +7,7 @@ import type { Runtime } from '../../runtime.js';
 import { isLoopbackHost } from '../../access.js';
 import { explainListenError } from '../../listen.js';
 import { KEY_HELP } from './credentials.js';
-import { ClientAddresses } from './client-address.js';
+import { ClientAddresses } from '../../client-address.js';
 import { routeHostRefusal, type HostCheck } from './check.js';
 import { createHttpContext, useOAuth, type HttpContext } from './context.js';
 import { drainHttpServer } from './drain.js';

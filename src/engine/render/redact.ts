@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isRecord } from '../json.js';
-import { MASK, type Redaction } from './redaction.js';
-import type { Shaped } from '../engine/render/shape.js';
-import { structuredJsonOf } from '../engine/render/wire.js';
+import { isRecord } from '../../json.js';
+import { MASK, type Redaction } from '../../redaction/redaction.js';
+import type { Shaped } from './shape.js';
+import { structuredJsonOf } from './wire.js';
 
 const SECRET_NAME = /(authorization|password|secret|token|api[-_]?key|cookie)/i;
 
