@@ -104,8 +104,18 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   app.use('/authorize', guardErrorRedirects(options, issuer), showErrorsAsPages(options, issuer));
   try {
     const metadata = createOAuthMetadata({ provider, issuerUrl, scopesSupported: scopes });
+    // The SDK lists client_secret_post alone for revocation, yet its revocation endpoint takes a public client by its client_id, as its token endpoint does.
+    const revocationMethods = metadata.revocation_endpoint ? metadata.token_endpoint_auth_methods_supported : undefined;
     // Served before the SDK's router, which writes neither of the last two fields.
-    app.use('/.well-known/oauth-authorization-server', metadataHandler({ ...metadata, client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true }));
+    app.use(
+      '/.well-known/oauth-authorization-server',
+      metadataHandler({
+        ...metadata,
+        revocation_endpoint_auth_methods_supported: revocationMethods,
+        client_id_metadata_document_supported: true,
+        authorization_response_iss_parameter_supported: true,
+      }),
+    );
     app.use(
       mcpAuthRouter({
         provider,

@@ -134,6 +134,8 @@ describe('OAuth sign-in with the SDK client', () => {
       authorization_response_iss_parameter_supported: true,
     });
     expect(as.token_endpoint_auth_methods_supported).toContain('none');
+    // A public client revokes by its client_id alone (the revocation test below), so the metadata says so.
+    expect(as.revocation_endpoint_auth_methods_supported).toEqual(as.token_endpoint_auth_methods_supported);
     expect(as.scopes_supported).toContain('offline_access');
     const anonymous = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(anonymous.status).toBe(401);
