@@ -73,6 +73,18 @@ interface Form {
   anchor: number;
 }
 
+/** A form's sticky patterns, and `find` for any of its anchors (see CompiledForm). */
+interface Patterns {
+  find: RegExp;
+  /** Each anchor alone, sticky: the same text may be several anchors of a key that repeats itself. */
+  anchors: RegExp[];
+  /** Sticky: each unit alone, the joiner before it (`next`), or it and the joiner after it, looking behind (`previous`). */
+  units: RegExp[];
+  next: RegExp[];
+  previous: RegExp[];
+  head?: RegExp;
+}
+
 /**
  * A form compiled. The quick check and `find` look for anchors (small patterns V8 scans fast; one
  * alternation of every whole window took milliseconds a text); each anchor found is grown unit by
@@ -82,46 +94,52 @@ interface Form {
 class CompiledForm implements Mask {
   readonly check: string;
   private readonly anchorStarts: number[];
-  private readonly anchorLength: number;
-  /** Any anchor, to find where a run may be. */
-  private readonly find: RegExp;
-  /** Each anchor alone, sticky: the same text may be several anchors of a key that repeats itself. */
-  private readonly anchors: RegExp[];
-  /** Sticky: each unit alone, the joiner before it (`next`), or it and the joiner after it, looking behind (`previous`). */
-  private readonly units: RegExp[];
-  private readonly next: RegExp[];
-  private readonly previous: RegExp[];
-  private readonly head?: RegExp;
   private readonly least: number;
+  private readonly anchorSources: string[];
+  /**
+   * Built by the first mask, which runs only after a hit: the hundreds of patterns of a key's
+   * forms took about 2 ms of every start (and of every HTTP session's new key), and most
+   * processes never mask anything.
+   */
+  private built?: Patterns;
 
-  constructor({ head, units, joiner, least, step, anchor }: Form) {
-    this.least = Math.min(least, units.length);
-    this.anchorLength = Math.min(anchor, this.least);
-    this.anchorStarts = anchorStarts(this.least, this.anchorLength, units.length, step);
-    const anchors = this.anchorStarts.map((start) => units.slice(start, start + this.anchorLength).join(joiner));
-    this.check = anchors.join('|');
-    this.find = new RegExp(this.check, 'g');
-    this.anchors = anchors.map((source) => new RegExp(source, 'y'));
-    this.units = units.map((unit) => new RegExp(unit, 'y'));
-    this.next = units.map((unit) => new RegExp(`(${joiner})${unit}`, 'y'));
-    this.previous = units.map((unit) => new RegExp(`(?<=(${unit}(${joiner})))`, 'y'));
-    if (head.length) this.head = new RegExp(`(?<=(${head.join(joiner)}${joiner}))`, 'y');
+  constructor(private readonly form: Form) {
+    this.least = Math.min(form.least, form.units.length);
+    const anchorLength = Math.min(form.anchor, this.least);
+    this.anchorStarts = anchorStarts(this.least, anchorLength, form.units.length, form.step);
+    this.anchorSources = this.anchorStarts.map((start) => form.units.slice(start, start + anchorLength).join(form.joiner));
+    this.check = this.anchorSources.join('|');
+  }
+
+  private get patterns(): Patterns {
+    const { head, units, joiner } = this.form;
+    this.built ??= {
+      find: new RegExp(this.check, 'g'),
+      anchors: this.anchorSources.map((source) => new RegExp(source, 'y')),
+      units: units.map((unit) => new RegExp(unit, 'y')),
+      next: units.map((unit) => new RegExp(`(${joiner})${unit}`, 'y')),
+      previous: units.map((unit) => new RegExp(`(?<=(${unit}(${joiner})))`, 'y')),
+      head: head.length ? new RegExp(`(?<=(${head.join(joiner)}${joiner}))`, 'y') : undefined,
+    };
+    return this.built;
   }
 
   /** The text with every run of the key found masked, from the head (when there) to its last unit. */
   mask(text: string): string {
+    const patterns = this.patterns;
+    const { find } = patterns;
     let out = '';
     let last = 0;
-    this.find.lastIndex = 0;
-    for (let match = this.find.exec(text); match; match = this.find.exec(text)) {
-      const run = this.longestRunAt(text, match.index);
+    find.lastIndex = 0;
+    for (let match = find.exec(text); match; match = find.exec(text)) {
+      const run = this.longestRunAt(patterns, text, match.index);
       if (!run) {
-        this.find.lastIndex = match.index + 1;
+        find.lastIndex = match.index + 1;
         continue;
       }
       out += text.slice(last, Math.max(run.start, last)) + MASK;
       last = run.end;
-      this.find.lastIndex = run.end;
+      find.lastIndex = run.end;
     }
     return last === 0 ? text : out + text.slice(last);
   }
@@ -131,19 +149,19 @@ class CompiledForm implements Mask {
    * either end that is apart from the run but glued to other letters or digits is given back: it
    * ends a word of its own ("before" ending in the key's next character), not the key.
    */
-  private longestRunAt(text: string, at: number): { start: number; end: number } | undefined {
+  private longestRunAt({ anchors, units, next, previous, head: headPattern }: Patterns, text: string, at: number): { start: number; end: number } | undefined {
     let best: { start: number; end: number; units: number } | undefined;
     this.anchorStarts.forEach((anchorStart, index) => {
-      if (!execAt(this.anchors[index], text, at) || !execAt(this.units[anchorStart], text, at)) return;
+      if (!execAt(anchors[index], text, at) || !execAt(units[anchorStart], text, at)) return;
       let first = anchorStart;
-      const run = [{ start: at, end: this.units[anchorStart].lastIndex }];
-      for (let unit = anchorStart + 1; unit < this.next.length; unit++) {
-        const step = execAt(this.next[unit], text, run.at(-1)!.end);
+      const run = [{ start: at, end: units[anchorStart].lastIndex }];
+      for (let unit = anchorStart + 1; unit < next.length; unit++) {
+        const step = execAt(next[unit], text, run.at(-1)!.end);
         if (!step) break;
-        run.push({ start: run.at(-1)!.end + step[1].length, end: this.next[unit].lastIndex });
+        run.push({ start: run.at(-1)!.end + step[1].length, end: next[unit].lastIndex });
       }
       for (; first > 0; first--) {
-        const step = execAt(this.previous[first - 1], text, run[0].start);
+        const step = execAt(previous[first - 1], text, run[0].start);
         if (!step) break;
         run.unshift({ start: run[0].start - step[1].length, end: run[0].start - step[2].length });
       }
@@ -152,7 +170,7 @@ class CompiledForm implements Mask {
         first++;
       }
       while (run.length > 1 && run.at(-1)!.start > run.at(-2)!.end && isWordCharacter(text, run.at(-1)!.end)) run.pop();
-      const head = first === 0 && this.head ? execAt(this.head, text, run[0].start) : null;
+      const head = first === 0 && headPattern ? execAt(headPattern, text, run[0].start) : null;
       const start = run[0].start - (head ? head[1].length : 0);
       if (run.length >= this.least && (!best || run.length > best.units)) best = { start, end: run.at(-1)!.end, units: run.length };
     });
