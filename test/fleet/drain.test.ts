@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
+import { waitFor } from '../support/harness.js';
 import { connectHttp, type HttpConnection } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { queueSource, resultText, startWaitTask } from './support.js';
@@ -25,6 +26,13 @@ async function startNode(drainMs: number, extra: string[] = []): Promise<HttpSer
   return startHttpServer(await createRuntime(config, createLogger('silent')));
 }
 
+/**
+ * Until the client's request for the task's result is in at the server. The drain serves what is in
+ * flight; a request still on its way when the task ends may find the connections closing (read
+ * ECONNRESET), which is what a client awaiting the result sees of a drain, not what these tests test.
+ */
+const awaitingOnServer = (node: HttpServerHandle) => waitFor(() => node.callsInFlight() === 1, 'the request for the result to reach the server');
+
 const readiness = async (base: string) => (await fetch(`${base}/readyz`)).status;
 
 describe('drain on SIGTERM', () => {
@@ -35,6 +43,7 @@ describe('drain on SIGTERM', () => {
     connection = await connectHttp(handle.url);
     const taskId = await startWaitTask(connection.client, await queueSource(sandbox));
     const awaited = connection.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    await awaitingOnServer(handle);
 
     const started = Date.now();
     const stopped = handle.shutdown('SIGTERM');
@@ -59,6 +68,7 @@ describe('drain on SIGTERM', () => {
     connection = await connectHttp(handle.url);
     const taskId = await startWaitTask(connection.client, await queueSource(sandbox));
     const awaited = connection.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    await awaitingOnServer(handle);
     const stopped = handle.shutdown('SIGTERM');
     clock += 30_000;
     const result = await awaited;

@@ -58,6 +58,8 @@ export interface HttpServerHandle {
   url: string;
   port: number;
   sessions(): number;
+  /** Requests to the MCP endpoint being answered now, which a drain waits for. */
+  callsInFlight(): number;
   /** Closes sessions idle longer than SVC_SESSION_IDLE_MS as of `now` (run every sweep; callable by tests). */
   evictIdle(now?: number): void;
   /** Stops accepting, waits for calls in flight (bounded), closes sessions and the runtime. */
@@ -117,6 +119,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     port,
     sessions: () => ctx.sessions.size,
     evictIdle: (now?: number) => ctx.sessions.evictIdle(now),
+    callsInFlight: () => ctx.inFlight,
     shutdown: (reason: string) => (stopping ??= drainHttpServer(ctx, httpServer, reason)),
   };
 }
