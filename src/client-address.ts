@@ -43,6 +43,11 @@ export class ClientAddresses {
     return address;
   }
 
+  /** What the per-address limits count `req` under: its client's address (`of`), as `share` groups it. */
+  shareOf(req: IncomingMessage): string {
+    return ClientAddresses.share(this.of(req));
+  }
+
   /**
    * What a per-address limit counts `address` under: an IPv4 address, or the /56 an IPv6 address is
    * in (one subscriber's prefix: its addresses are as many as it likes), as express-rate-limit counts.

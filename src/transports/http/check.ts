@@ -6,7 +6,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Refusal } from '../../access.js';
 import { hostRefusal, resolveCredentials, type CredentialRules, type Credentials } from './credentials.js';
-import { ClientAddresses } from '../../client-address.js';
 import type { HttpContext } from './context.js';
 
 const SHUTTING_DOWN: Refusal = { status: 503, message: 'Server is shutting down: retry on another node', headers: { connection: 'close' } };
@@ -26,7 +25,7 @@ export async function checkMcpRequest(ctx: HttpContext, req: IncomingMessage): P
   const header = req.headers['mcp-session-id'];
   const sessionId = !ctx.config.stateless && typeof header === 'string' && header !== '' ? header : undefined;
   if (ctx.draining && !sessionId) return SHUTTING_DOWN;
-  const from = ClientAddresses.share(ctx.addresses.of(req));
+  const from = ctx.addresses.shareOf(req);
   // A request that would open a session has its key checked with the API first; one on a session was checked when it opened.
   const credentials = await resolveCredentials(req, ctx.rules, req.method === 'POST' && !sessionId, from);
   return 'key' in credentials ? { credentials, sessionId, from } : credentials;

@@ -7,7 +7,6 @@ import type { Runtime } from '../../runtime.js';
 import { isLoopbackHost } from '../../access.js';
 import { explainListenError } from '../../listen.js';
 import { KEY_HELP } from './credentials.js';
-import { ClientAddresses } from '../../client-address.js';
 import { routeHostRefusal, type HostCheck } from './check.js';
 import { createHttpContext, useOAuth, type HttpContext } from './context.js';
 import { drainHttpServer } from './drain.js';
@@ -190,7 +189,7 @@ function ready({ draining }: HttpContext, _req: IncomingMessage, res: ServerResp
 function serveOAuth(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
   const carriesBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   const declared = Number(req.headers['content-length']) || OAUTH_BODY_BYTES;
-  const lease = ctx.bodies.take(ClientAddresses.share(ctx.addresses.of(req)), carriesBody ? Math.min(declared, OAUTH_BODY_BYTES) : 0);
+  const lease = ctx.bodies.take(ctx.addresses.shareOf(req), carriesBody ? Math.min(declared, OAUTH_BODY_BYTES) : 0);
   if (!('grow' in lease)) {
     refuse(res, lease);
     return;
