@@ -51,7 +51,7 @@ export function createOAuthGate(runtime: Runtime, publicUrl: string, keys: KeyCh
   // Private and loopback addresses only for a server that is itself on loopback (design §17).
   const documents = new ClientDocuments({ allowPrivate: isLoopbackHost(new URL(publicUrl).hostname) });
   const issuer = new URL(publicUrl).href;
-  const provider = new StateOAuthProvider(runtime, { resource, issuer }, keys, documents);
+  const provider = new StateOAuthProvider(runtime, { resource, issuer }, keys, documents, addresses);
   const server = createAuthorizationServer({
     provider,
     publicUrl,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ClientAddresses } from '../client-address.js';
+import type { IncomingMessage } from 'node:http';
+import type { ClientAddresses } from '../client-address.js';
 import {
   AccessDeniedError,
   InvalidGrantError,
@@ -11,7 +12,7 @@ import {
   type AuthorizationProvider,
   type ClientsStore,
 } from './authorization-server.js';
-import { authMethodOf, checkCodeChallenge, checkCodeVerifier, checkRedirectUris, checkResource, crossSiteRefusal, type FormOrigin } from './checks.js';
+import { authMethodOf, checkCodeChallenge, checkCodeVerifier, checkRedirectUris, checkResource, crossSiteRefusal } from './checks.js';
 import { isDocumentUrl, type ClientDocuments } from './client-documents.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { hashKey } from '../redaction/key-hash.js';
@@ -87,7 +88,7 @@ interface TokenRecord {
 
 /** What this provider uses of the express response the SDK hands to `authorize` (the SDK's types name express's, which this package does not install). */
 interface PageResponse {
-  req: { method: string; body?: unknown; ip?: string; headers: FormOrigin };
+  req: IncomingMessage & { body?: unknown };
   locals: Record<string, unknown>;
   status(code: number): PageResponse;
   set(headers: Record<string, string>): PageResponse;
@@ -127,6 +128,7 @@ export class StateOAuthProvider implements AuthorizationProvider {
     names: { resource: string; issuer: string },
     private readonly keyCheck: KeyCheck,
     private readonly documents: ClientDocuments,
+    private readonly addresses: ClientAddresses,
   ) {
     this.state = runtime.state;
     this.resource = names.resource;
@@ -200,8 +202,8 @@ export class StateOAuthProvider implements AuthorizationProvider {
     const showAgain = (error: string) => this.showPage(res, client, params, request, form.access === 'read', error);
     const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
     if (!KEY_SHAPE.test(apiKey)) return showAgain('That is not a workspace API key: it begins with svc_ followed by letters, digits, _ or -. Copy it again from the workspace settings.');
-    // The transport's own check: one at a time per key, answers kept, checks of unknown keys taking turns by client address.
-    const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey), ClientAddresses.share(res.req.ip ?? ''));
+    // The transport's own check, by the client address /mcp counts (express's req.ip keeps a dual-stack socket's ::ffff: form).
+    const verdict = await this.keyCheck.verify(apiKey, hashKey(apiKey), this.addresses.shareOf(res.req));
     if (verdict.kind === 'refused') return showAgain('The workspace API refused this key (invalid or revoked). Check that you copied the whole key, or create a new one.');
     if (verdict.kind === 'unchecked') return showAgain('The workspace API could not be reached to check the key. Nothing was saved; try again in a moment.');
     // Taken only now: one submission wins, and a wrong key could be typed again.

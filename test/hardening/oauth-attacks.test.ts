@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { storedId } from '../../src/state/store.js';
+import { KeyVerifier } from '../../src/transports/http/key-check.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
@@ -210,6 +211,29 @@ describe('the consent page (issue 32)', () => {
       await expect(signed.call('create_folder', { name: 'x' })).rejects.toThrow(/the access granted when this application was signed in is read-only/);
     } finally {
       await signed.close();
+    }
+  });
+});
+
+describe('client addresses (sign-in key checks)', () => {
+  it('counts a sign-in on a dual-stack listener under the IPv4 address the key check of /mcp uses, not one ::ffff: share for every IPv4 client', async () => {
+    const port = await freePort();
+    const dualStackUrl = `http://127.0.0.1:${port}`;
+    const config = loadConfig(
+      ['--transport', 'http', '--http-host', '::', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', dualStackUrl],
+      { SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: SECRET, SVC_ALLOWED_HOSTS: `127.0.0.1:${port}` },
+    );
+    const dualStack = await startHttpServer(await createRuntime(config, createLogger('silent')));
+    const verify = vi.spyOn(KeyVerifier.prototype, 'verify');
+    try {
+      const oauth = new TestOAuthClient();
+      expect(await auth(oauth, { serverUrl: `${dualStackUrl}/mcp` })).toBe('REDIRECT');
+      const answer = await allowOnPage(oauth.authorizationUrl!, sandbox.keys.admin);
+      expect(answer.status).toBe(303);
+      expect(verify.mock.calls.map((call) => call[2])).toEqual(['127.0.0.1']);
+    } finally {
+      verify.mockRestore();
+      await dualStack.shutdown('test over');
     }
   });
 });
