@@ -215,15 +215,21 @@ describe('the consent page (issue 32)', () => {
   });
 });
 
-describe('client addresses (sign-in key checks)', () => {
-  it('counts a sign-in on a dual-stack listener under the IPv4 address the key check of /mcp uses, not one ::ffff: share for every IPv4 client', async () => {
+describe('client addresses on a dual-stack listener, where an IPv4 client is ::ffff:a.b.c.d', () => {
+  let dualStack: HttpServerHandle;
+  let dualStackUrl: string;
+
+  beforeAll(async () => {
     const port = await freePort();
-    const dualStackUrl = `http://127.0.0.1:${port}`;
-    const config = loadConfig(
-      ['--transport', 'http', '--http-host', '::', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', dualStackUrl],
-      { SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: SECRET, SVC_ALLOWED_HOSTS: `127.0.0.1:${port}` },
-    );
-    const dualStack = await startHttpServer(await createRuntime(config, createLogger('silent')));
+    dualStackUrl = `http://127.0.0.1:${port}`;
+    const args = ['--transport', 'http', '--http-host', '::', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', dualStackUrl];
+    const config = loadConfig(args, { SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: SECRET, SVC_ALLOWED_HOSTS: `127.0.0.1:${port}` });
+    dualStack = await startHttpServer(await createRuntime(config, createLogger('silent')));
+  });
+
+  afterAll(() => dualStack?.shutdown('test over'));
+
+  it('counts a sign-in key check under the IPv4 address /mcp counts, not one ::ffff: share for every IPv4 client', async () => {
     const verify = vi.spyOn(KeyVerifier.prototype, 'verify');
     try {
       const oauth = new TestOAuthClient();
@@ -233,7 +239,6 @@ describe('client addresses (sign-in key checks)', () => {
       expect(verify.mock.calls.map((call) => call[2])).toEqual(['127.0.0.1']);
     } finally {
       verify.mockRestore();
-      await dualStack.shutdown('test over');
     }
   });
 });
