@@ -1,7 +1,7 @@
 /**
  * Redaction: finding a secret in text, in every form it may take, and masking it. A session's API
  * key (`keyRedaction`) and the secrets a caller passed (`secretRedaction`) each have one; the
- * engine redacts tool results with them (results.ts), and every log line and error text is
+ * engine redacts tool results with them (engine/render/redact.ts), and every log line and error text is
  * redacted of every live key (live-keys.ts).
  */
 

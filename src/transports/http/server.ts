@@ -29,7 +29,7 @@ import { HttpError, refuse, rpcError, sendJson, type RequestLog } from './wire.j
  * - Sessions are capped in total and per key (`SessionTable`: a key at its cap gives up its least
  *   recently used idle session), and closed after SVC_SESSION_IDLE_MS without a request, an open
  *   GET stream notwithstanding.
- * - Drain (SIGTERM): http-drain.ts.
+ * - Drain (SIGTERM): drain.ts.
  */
 
 const ENDPOINT = '/mcp';
