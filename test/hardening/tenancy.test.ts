@@ -120,6 +120,32 @@ describe('nothing of a request is read past its headers until its key and sessio
       for (const request of requests) request.socket.destroy();
     }
   });
+
+  it('refuses a body that grows past its address share as it arrives (no declared length) as one declared past it is: 429 with Retry-After', async () => {
+    const url = servers.plain.url;
+    const key = validKey();
+    const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': await openSession(url, key), 'mcp-protocol-version': PROTOCOL };
+    const requests = Array.from({ length: 4 }, () => halfSent(url, headers));
+    const { port } = new URL(url);
+    const chunked = net.connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.1' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const lines = Object.entries({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked', ...headers });
+      chunked.write(`POST /mcp HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n400\r\n${' '.repeat(1024)}\r\n`);
+      const head = await new Promise<string>((resolve) => {
+        let received = '';
+        chunked.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          if (received.includes('\r\n\r\n')) resolve(received.toLowerCase());
+        });
+      });
+      expect(head.slice(9, 12)).toBe('429');
+      expect(head).toMatch(/retry-after: 2/);
+    } finally {
+      chunked.destroy();
+      for (const request of requests) request.socket.destroy();
+    }
+  });
 });
 
 describe('SVC_TRUST_PROXY (issue 32)', () => {

@@ -3,10 +3,13 @@ import type { Refusal } from '../../access.js';
 /** What a refused body is told to wait before trying again. */
 const BUSY_RETRY_AFTER_S = '2';
 
+/** What a lease already released refuses: its request was answered, and more of its body is not held. */
+const ANSWERED: Refusal = { status: 400, message: 'The request was already answered', headers: { connection: 'close' } };
+
 /** Bytes of one request's body held under the budget until `release`; `grow` asks for more as they arrive. */
 export interface BodyLease {
-  /** Takes `bytes` more; false (nothing taken) when a bound would be passed. */
-  grow(bytes: number): boolean;
+  /** Takes `bytes` more; when a bound would be passed, takes nothing and says why, as `take` does. */
+  grow(bytes: number): Refusal | undefined;
   release(): void;
 }
 
@@ -33,10 +36,11 @@ export class BodyBudget {
     let released = false;
     const lease: BodyLease = {
       grow: (more) => {
-        if (released || this.refusal(address, more)) return false;
+        const refusal = released ? ANSWERED : this.refusal(address, more);
+        if (refusal) return refusal;
         this.add(address, more);
         held += more;
-        return true;
+        return undefined;
       },
       release: () => {
         if (released) return;

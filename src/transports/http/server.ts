@@ -152,7 +152,7 @@ function serveRequest(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
     else logger.debug(line, 'http request');
   });
   route(ctx, req, res, path, log).catch((error: unknown) => {
-    if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message);
+    if (error instanceof HttpError) return rpcError(res, error.status, error.code, error.message, error.headers);
     logger.error({ err: error, path }, 'http handler failed');
     rpcError(res, 500, -32603, 'Internal server error');
   });

@@ -17,7 +17,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   // A body not yet whole (refused before it was read, or cut off) is neither waited for nor read to its
   // end: the connection closes once the answer is out, so a made-up key's 4 MiB costs its headers only.
   const unread = !res.req.complete;
-  if (unread) res.once('finish', () => res.req.socket.destroy());
+  // The response's socket, taken now: a request whose reading stopped part way (its stream
+  // destroyed) has none of its own any more, and by 'finish' the response has let go of it too.
+  const { socket } = res;
+  if (unread) res.once('finish', () => socket?.destroy());
   res.writeHead(status, { 'content-type': 'application/json', ...(unread ? { connection: 'close' } : {}), ...headers });
   res.end(JSON.stringify(body));
 }
@@ -37,6 +40,7 @@ export class HttpError extends Error {
     readonly status: number,
     readonly code: number,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -57,7 +61,8 @@ export async function readJson(req: IncomingMessage, maxBytes: number, lease: Bo
     size += (chunk as Buffer).length;
     if (size > maxBytes) throw tooLarge();
     if (size > held) {
-      if (!lease.grow(size - held)) throw new HttpError(503, -32000, 'Service busy: too many request bytes in flight; try again shortly');
+      const refusal = lease.grow(size - held);
+      if (refusal) throw new HttpError(refusal.status, -32000, refusal.message, refusal.headers);
       held = size;
     }
     chunks.push(chunk as Buffer);
