@@ -98,10 +98,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   // The SDK's own express app; for a loopback public URL it checks the Host header as the transport already does.
   const app = createMcpExpressApp({ host: issuerUrl.hostname });
   app.disable('x-powered-by');
-  // Behind the reverse proxies SVC_TRUST_PROXY lists, and no others, the rate limits count each client address they forward.
-  app.set('trust proxy', (address: string) => options.addresses.trusted(address));
   app.use('/register', refuseLargeRegistration, honourApplicationType(options));
   app.use('/authorize', guardErrorRedirects(options, issuer), showErrorsAsPages(options, issuer));
+  // Counted per client address as every other per-address limit is (ClientAddresses: SVC_TRUST_PROXY), not by express's own req.ip.
+  const rateLimit = (window: { windowMs: number; max: number }) => ({ ...window, validate: false, keyGenerator: (req: IncomingMessage) => options.addresses.shareOf(req) });
   try {
     const metadata = createOAuthMetadata({ provider, issuerUrl, scopesSupported: scopes });
     // The SDK lists client_secret_post alone for revocation, yet its revocation endpoint takes a public client by its client_id, as its token endpoint does.
@@ -123,10 +123,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         resourceServerUrl: new URL(resource),
         resourceName,
         scopesSupported: scopes,
-        authorizationOptions: { rateLimit: { ...RATE_LIMITS.authorize, validate: false } },
-        clientRegistrationOptions: { rateLimit: { ...RATE_LIMITS.register, validate: false }, clientSecretExpirySeconds: 0 },
-        tokenOptions: { rateLimit: { ...RATE_LIMITS.token, validate: false } },
-        revocationOptions: { rateLimit: { ...RATE_LIMITS.revoke, validate: false } },
+        authorizationOptions: { rateLimit: rateLimit(RATE_LIMITS.authorize) },
+        clientRegistrationOptions: { rateLimit: rateLimit(RATE_LIMITS.register), clientSecretExpirySeconds: 0 },
+        tokenOptions: { rateLimit: rateLimit(RATE_LIMITS.token) },
+        revocationOptions: { rateLimit: rateLimit(RATE_LIMITS.revoke) },
       }),
     );
   } catch (error) {

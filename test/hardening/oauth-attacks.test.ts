@@ -215,14 +215,14 @@ describe('the consent page (issue 32)', () => {
   });
 });
 
-describe('client addresses on a dual-stack listener, where an IPv4 client is ::ffff:a.b.c.d', () => {
+describe('client addresses on a dual-stack listener (an IPv4 client is ::ffff:a.b.c.d) behind a trusted proxy', () => {
   let dualStack: HttpServerHandle;
   let dualStackUrl: string;
 
   beforeAll(async () => {
     const port = await freePort();
     dualStackUrl = `http://127.0.0.1:${port}`;
-    const args = ['--transport', 'http', '--http-host', '::', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', dualStackUrl];
+    const args = ['--transport', 'http', '--http-host', '::', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', dualStackUrl, '--trust-proxy', '127.0.0.1'];
     const config = loadConfig(args, { SVC_STATE_DIR: stateDir, SVC_AUTH_SECRET: SECRET, SVC_ALLOWED_HOSTS: `127.0.0.1:${port}` });
     dualStack = await startHttpServer(await createRuntime(config, createLogger('silent')));
   });
@@ -240,5 +240,23 @@ describe('client addresses on a dual-stack listener, where an IPv4 client is ::f
     } finally {
       verify.mockRestore();
     }
+  });
+
+  it('counts the registration limit per forwarded client, as SVC_TRUST_PROXY names it: one spending its 100 an hour leaves the next its own', async () => {
+    const registerAs = async (forwardedFor?: string) =>
+      (
+        await fetch(`${dualStackUrl}/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+          body: JSON.stringify({ client_name: 'limit tests', redirect_uris: ['https://app.example/limit'], token_endpoint_auth_method: 'none' }),
+        })
+      ).status;
+    const spent = [];
+    for (let index = 0; index <= 100; index++) spent.push(await registerAs('198.51.100.7'));
+    expect(spent.filter((status) => status === 201)).toHaveLength(100);
+    expect(spent.at(-1)).toBe(429);
+    expect(await registerAs('10.9.9.9, 198.51.100.7')).toBe(429);
+    expect(await registerAs('198.51.100.8')).toBe(201);
+    expect(await registerAs()).toBe(201);
   });
 });
