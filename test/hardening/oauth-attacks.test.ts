@@ -251,10 +251,9 @@ describe('client addresses on a dual-stack listener (an IPv4 client is ::ffff:a.
           body: JSON.stringify({ client_name: 'limit tests', redirect_uris: ['https://app.example/limit'], token_endpoint_auth_method: 'none' }),
         })
       ).status;
-    const spent = [];
-    for (let index = 0; index <= 100; index++) spent.push(await registerAs('198.51.100.7'));
+    const spent = await Promise.all(Array.from({ length: 101 }, () => registerAs('198.51.100.7')));
     expect(spent.filter((status) => status === 201)).toHaveLength(100);
-    expect(spent.at(-1)).toBe(429);
+    expect(spent.filter((status) => status === 429)).toHaveLength(1);
     expect(await registerAs('10.9.9.9, 198.51.100.7')).toBe(429);
     expect(await registerAs('198.51.100.8')).toBe(201);
     expect(await registerAs()).toBe(201);
