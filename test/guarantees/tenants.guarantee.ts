@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { madeUpKey } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
@@ -15,7 +15,6 @@ const PROTOCOL = '2025-06-18';
 
 const sandbox = useStandaloneSandbox();
 
-const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
 const rpcHeaders = (key: string, session?: string): Record<string, string> => ({
   authorization: `Bearer ${key}`,
   'content-type': 'application/json',

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
+import { acceptedKey, apiRequests, connect, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 
 /**
@@ -34,13 +34,7 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.shutdown('test over')));
 });
 
-const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
-function validKey(): string {
-  const key = madeUpKey();
-  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
-  sandbox.state.keys.push({ ...admin, name: `tenancy-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
-  return key;
-}
+const validKey = () => acceptedKey(sandbox, 'tenancy');
 
 async function openSession(url: string, key: string): Promise<string> {
   const answer = await fetch(url, {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -136,6 +137,17 @@ function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => send(JSON.parse(JSON.stringify(message)), options);
   return transport;
+}
+
+/** A key of the API's form that no workspace holds. */
+export const madeUpKey = (): string => `svc_${randomBytes(16).toString('hex')}`;
+
+/** A new key the sandbox accepts, with the admin key's rights: a test starts with no verdict cached for it and no session of it open. */
+export function acceptedKey(sandbox: Sandbox, label: string): string {
+  const key = madeUpKey();
+  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
+  sandbox.state.keys.push({ ...admin, name: `${label}-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
+  return key;
 }
 
 /** Environment that points a server at a sandbox with the given key. */
