@@ -10,6 +10,7 @@ import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { acceptedKey, apiRequests, connect, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 /**
  * Issue 32 over HTTP, in process: nothing of a request is read past its headers until its key and
@@ -22,7 +23,7 @@ const sandbox = useSandbox();
 const servers: Record<string, HttpServerHandle> = {};
 
 async function startServer(env: Record<string, string> = {}): Promise<HttpServerHandle> {
-  const config = loadConfig(['--transport', 'http', '--http-port', '0'], { SVC_BASE_URL: sandbox.url, SVC_CONFIRM: 'none', ...env });
+  const config = loadConfig(['--transport', 'http', '--http-port', '0'], { ...RUN_ENV, SVC_BASE_URL: sandbox.url, SVC_CONFIRM: 'none', ...env });
   return startHttpServer(await createRuntime(config, createLogger('silent')));
 }
 
