@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcMcpCommand } from '../support/built.js';
 import { connectProcess } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { RUN_ENV } from '../support/run-env.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
@@ -274,7 +275,10 @@ describe('§16 the state folder and the export folder', () => {
 describe('§16 what reaches the binary raw', () => {
   it('refuses prototype names at the params level over stdio and HTTP, and creates nothing', async () => {
     await sandbox.clearRequests();
-    const child = spawn(process.execPath, [...(await svcMcpCommand())], { env: { PATH: process.env.PATH ?? '', ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [...(await svcMcpCommand())], {
+      env: { PATH: process.env.PATH ?? '', ...RUN_ENV, ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const line = (text: string) => child.stdin!.write(`${text}\n`);
