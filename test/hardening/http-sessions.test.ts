@@ -7,7 +7,7 @@ import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { acceptedKey, connect, madeUpKey, sandboxEnv } from '../support/harness.js';
+import { acceptedKey, connect, initializeRequest, madeUpKey, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
@@ -16,7 +16,7 @@ import { RUN_ENV } from '../support/run-env.js';
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } };
+const INITIALIZE = initializeRequest('attacker');
 
 interface Answer {
   status: number;

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { acceptedKey, apiRequests, connect, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
+import { acceptedKey, apiRequests, connect, initializeRequest, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { RUN_ENV } from '../support/run-env.js';
 
@@ -41,7 +41,7 @@ async function openSession(url: string, key: string): Promise<string> {
   const answer = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'tenant', version: '1' } } }),
+    body: JSON.stringify(initializeRequest('tenant')),
   });
   expect(answer.status).toBe(200);
   return answer.headers.get('mcp-session-id')!;

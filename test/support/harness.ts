@@ -139,6 +139,14 @@ function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
   return transport;
 }
 
+/** The initialize request of a client that speaks JSON-RPC itself (protocol 2025-06-18), as `clientName`. */
+export const initializeRequest = (clientName: string, id = 1) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method: 'initialize' as const,
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+});
+
 /** A key of the API's form that no workspace holds. */
 export const madeUpKey = (): string => `svc_${randomBytes(16).toString('hex')}`;
 
