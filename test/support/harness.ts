@@ -37,8 +37,8 @@ export interface ConnectOptions {
   capabilities?: ClientCapabilities;
   /** Sees every result `call` returns, e.g. to check at the end that no secret appeared in any. */
   onResult?: (result: CallToolResult) => void;
-  /** In process only: what the server is built with besides the runtime (a test clock, no task store). */
-  engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed'>>;
+  /** In process only: what the server is built with besides the runtime (a test clock, no task store, a catalog changed for the test). */
+  engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed' | 'catalog'>>;
 }
 
 /**
