@@ -37,11 +37,16 @@ export function loadLine(): string {
 /** Every figure's per-round values, printed at the end as JSON. */
 const figures: Record<string, number[]> = {};
 
-/** Records a figure's rounds; returns "median (low-high)" in the given format. */
-export function figure(name: string, values: number[], format: (value: number) => string): string {
-  figures[name] = values;
+/** Rounds as "median (low-high)" in the given format. */
+export function spread(values: number[], format: (value: number) => string): string {
   const sorted = [...values].sort((a, b) => a - b);
   return `${format(median(values))} (${format(sorted[0])}-${format(sorted.at(-1)!)})`;
+}
+
+/** Records a figure's rounds; returns them as `spread` prints them. */
+export function figure(name: string, values: number[], format: (value: number) => string): string {
+  figures[name] = values;
+  return spread(values, format);
 }
 
 /** A ratio figure with its target, `at most` (<=) or `at least` (>=), judged on the median and on the best round. */

@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { percentile } from './report.js';
 
 const DAY = 86_400_000;
 const MB = 1024 * 1024;
@@ -40,10 +41,7 @@ function memory(): { heap: number; rss: number } {
   return { heap: (heapUsed + arrayBuffers) / MB, rss: rss / MB };
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
+const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 async function measure(n: number): Promise<Figures> {
   const started = performance.now();
@@ -88,14 +86,15 @@ async function measure(n: number): Promise<Figures> {
     }
     if (pass < Object.keys(windows).length) continue;
     const round = (value: number) => Math.round(value * 100) / 100;
+    const [httpSorted, directSorted] = [ascending(http), ascending(direct)];
     pages.push({
       window: name,
       count: http.length,
       items: Math.round(items / http.length),
-      httpP50: round(percentile(http, 50)),
-      httpP99: round(percentile(http, 99)),
-      storeP50: round(percentile(direct, 50)),
-      storeP99: round(percentile(direct, 99)),
+      httpP50: round(percentile(httpSorted, 50)),
+      httpP99: round(percentile(httpSorted, 99)),
+      storeP50: round(percentile(directSorted, 50)),
+      storeP99: round(percentile(directSorted, 99)),
     });
   }
   const running = memory();
@@ -103,7 +102,7 @@ async function measure(n: number): Promise<Figures> {
   return {
     n,
     startMs: Math.round(startMs),
-    floorP50: Math.round(percentile(floor, 50) * 100) / 100,
+    floorP50: Math.round(percentile(ascending(floor), 50) * 100) / 100,
     heapMB: round1(afterStart.heap),
     rssMB: round1(afterStart.rss),
     pages,

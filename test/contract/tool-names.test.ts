@@ -3,19 +3,12 @@
  * a client was ever offered keeps answering; a rename keeps the old name as an alias
  * (`formerNames`, or for `call_tool` the gateway's own). A new tool's name is one more line below.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
-import { createLogger } from '../../src/log.js';
-import { createRuntime } from '../../src/runtime.js';
 import { catalog } from '../../tools/index.js';
 import type { ToolGroup } from '../../src/engine/define.js';
 import { useConnection, useSandbox } from '../support/fixture.js';
 import { apiRequests, connect, sandboxEnv, textOf, type Connection } from '../support/harness.js';
-import { RUN_ENV } from '../support/run-env.js';
 import { isWrite } from '../support/write-routes.js';
 
 /** Every name clients have been offered. Never remove one; add each new tool's name here, one line. */
@@ -142,29 +135,22 @@ describe('tool names (design §17: names are contract)', () => {
   it('a renamed tool that keeps its old name in formerNames answers both, and lists only the new one; without it the old name is unknown', async () => {
     const renamed = (formerNames?: string[]): ToolGroup[] =>
       catalog.map((group) => ({ ...group, tools: group.tools.map((tool) => (tool.name === 'list_agents' ? { ...tool, name: 'list_bots', formerNames } : tool)) }));
-    const runtime = await createRuntime(loadConfig([], { ...RUN_ENV, ...sandboxEnv(sandbox) }), createLogger('silent'));
-    try {
-      for (const [formerNames, oldAnswers] of [
-        [['list_agents'], true],
-        [undefined, false],
-      ] as const) {
-        const server = createMcpServer({ ...runtime, catalog: renamed(formerNames ? [...formerNames] : undefined), apiKey: sandbox.keys.admin });
-        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-        await server.connect(serverSide);
-        const client = new Client({ name: 'names', version: '1' });
-        await client.connect(clientSide);
-        const listed = (await client.listTools()).tools.map((tool) => tool.name);
+    for (const [formerNames, oldAnswers] of [
+      [['list_agents'], true],
+      [undefined, false],
+    ] as const) {
+      const connection = await connect({ env: sandboxEnv(sandbox), engine: { catalog: renamed(formerNames ? [...formerNames] : undefined) } });
+      try {
+        const listed = (await connection.client.listTools()).tools.map((tool) => tool.name);
         expect(listed).toContain('list_bots');
         expect(listed).not.toContain('list_agents');
-        expect((await client.callTool({ name: 'list_bots', arguments: {} })).isError).toBeFalsy();
-        const old = client.callTool({ name: 'list_agents', arguments: {} });
+        expect((await connection.call('list_bots')).isError).toBeFalsy();
+        const old = connection.call('list_agents');
         if (oldAnswers) expect((await old).isError).toBeFalsy();
         else await expect(old).rejects.toThrow(/Unknown tool list_agents/);
-        await client.close();
-        await server.close();
+      } finally {
+        await connection.close();
       }
-    } finally {
-      await runtime.close();
     }
   });
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { apiRequests, caller, testClient, textOf, type Connection } from '../support/harness.js';
 import { structured, useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 const sandbox = useSandbox({ conversations: 400, rateLimit: 'off' });
 const SECRET = 'mirror-secret-for-tests-0123456789abcdef';
@@ -21,7 +22,7 @@ afterEach(async () => {
 /** One server process (one runtime, one mirror registry), as HTTP mode runs it for every client. */
 async function startRuntime(env: Record<string, string> = {}): Promise<{ runtime: Runtime; logs: () => string }> {
   let logs = '';
-  const config = loadConfig([], { SVC_TRANSPORT: 'http', SVC_BASE_URL: sandbox.url, SVC_RATE_LIMIT: '100000/60s', SVC_MIRROR: 'memory', SVC_LOG_LEVEL: 'info', ...env });
+  const config = loadConfig([], { ...RUN_ENV, SVC_TRANSPORT: 'http', SVC_BASE_URL: sandbox.url, SVC_RATE_LIMIT: '100000/60s', SVC_MIRROR: 'memory', SVC_LOG_LEVEL: 'info', ...env });
   const runtime = await createRuntime(
     config,
     createLogger(config.logLevel, 'json', {

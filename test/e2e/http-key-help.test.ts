@@ -5,6 +5,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
 import { useSandbox } from '../support/fixture.js';
 import { RUN_ENV } from '../support/run-env.js';
+import { initializeRequest } from '../support/harness.js';
 
 const sandbox = useSandbox();
 /** A hosted server without a key of its own, as teams run it: every client must bring its key. */
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.shutdown('test over'));
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = initializeRequest('t');
 
 function post(path: string, headers: Record<string, string> = {}, body: unknown = initialize) {
   return fetch(`${base}${path}`, {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { answering, apiRequests, callAsTask, textOf } from '../support/harness.js';
+import { answering, apiRequests, callAsTask, initializeRequest, textOf } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 
@@ -13,12 +13,7 @@ let multiTenant: HttpServerProcess;
 let stateless: HttpServerProcess;
 const open: HttpConnection[] = [];
 
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
+const INITIALIZE = initializeRequest('raw');
 
 async function rawPost(server: HttpServerProcess, headers: Record<string, string>, body: unknown = INITIALIZE) {
   const response = await request(server.url, {

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { apiRequests } from '../support/harness.js';
+import { apiRequests, initializeRequest } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
@@ -91,7 +91,7 @@ async function initializeWith(token: string, url = mcpUrl) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify(initializeRequest('t')),
   });
   await response.body?.cancel();
   return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { svcMcpCommand } from '../support/built.js';
 import { ROOT } from '../support/paths.js';
+import { initializeRequest } from '../support/harness.js';
 
 let CLI: string[];
 
@@ -29,7 +30,7 @@ describe.concurrent('the svc-mcp process', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send(initializeRequest('raw'));
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_agents', arguments: {} } });
     await new Promise<void>((resolve, reject) => {

@@ -2,19 +2,16 @@
  * server_info (design §17): which svc-mcp answers and how the session is set up, in every toolset,
  * each fact as the session itself shows it.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createMcpServer } from '../../src/engine/server.js';
 import { createLogger } from '../../src/log.js';
 import { SERVER_VERSION } from '../../src/meta.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer } from '../../src/transports/http/server.js';
 import { catalog } from '../../tools/index.js';
 import { useConnection, useSandbox, useStarted } from '../support/fixture.js';
-import { answering, apiRequests, sandboxEnv, textOf, type Connection } from '../support/harness.js';
+import { answering, apiRequests, connect, sandboxEnv, textOf, type Connection } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { RUN_ENV } from '../support/run-env.js';
 
@@ -57,19 +54,12 @@ describe('server_info', () => {
     const hashes = new Set(await Promise.all([everything, coreReadOnly, groups].map(async (connection) => (await infoOf(connection)).catalogHash)));
     expect(hashes.size).toBe(1);
     const changed = catalog.map((group) => ({ ...group, tools: group.tools.map((tool) => (tool.name === 'get_replay' ? { ...tool, description: `${tool.description} ` } : tool)) }));
-    const runtime = await createRuntime(loadConfig([], { ...RUN_ENV, ...sandboxEnv(sandbox) }), createLogger('silent'));
-    const server = createMcpServer({ ...runtime, catalog: changed, apiKey: sandbox.keys.admin });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'hash', version: '1' });
-    await client.connect(clientSide);
+    const connection = await connect({ env: sandboxEnv(sandbox), engine: { catalog: changed } });
     try {
-      const result = await client.callTool({ name: 'server_info', arguments: {} });
+      const result = await connection.call('server_info');
       expect((result.structuredContent as { catalogHash: string }).catalogHash).not.toBe([...hashes][0]);
     } finally {
-      await client.close();
-      await server.close();
-      await runtime.close();
+      await connection.close();
     }
   });
 

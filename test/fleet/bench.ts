@@ -9,7 +9,7 @@
 import os from 'node:os';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { cpuSecondsOf } from '../bench/http-load.js';
-import { machineLine, median } from '../bench/report.js';
+import { machineLine, spread } from '../bench/report.js';
 import { connectThroughProxy, startFleet, type ProxyClient } from './fleet.js';
 
 const CLIENTS = 12;
@@ -61,10 +61,7 @@ async function measure(sandbox: Sandbox, nodes: number): Promise<Measure> {
   }
 }
 
-const spread = (values: number[], digits: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `${median(values).toFixed(digits)} (${sorted[0].toFixed(digits)}-${sorted.at(-1)!.toFixed(digits)})`;
-};
+const spreadOf = (values: number[], digits: number) => spread(values, (value) => value.toFixed(digits));
 
 const cpus = os.cpus().length;
 const sandbox = await startSandbox({ rateLimit: { limit: 1_000_000, windowMs: 1000 } });
@@ -82,10 +79,10 @@ try {
   for (const nodes of [1, 3] as const) {
     const errors = runs[nodes].reduce((sum, run) => sum + run.errors, 0);
     console.log(
-      `${nodes} node${nodes > 1 ? 's' : ''}: ${spread(
+      `${nodes} node${nodes > 1 ? 's' : ''}: ${spreadOf(
         runs[nodes].map((run) => run.perSecond),
         1,
-      )} calls/s; nodes' CPU ${spread(
+      )} calls/s; nodes' CPU ${spreadOf(
         runs[nodes].map((run) => run.cpuPerCall),
         2,
       )} ms per call; ${errors} errors (${MEASURE_MS / 1000} s per round)`,
@@ -93,10 +90,10 @@ try {
   }
   const ratios = (pick: (run: Measure) => number) => runs[3].map((run, index) => pick(run) / pick(runs[1][index]));
   console.log(
-    `3 nodes / 1 node: calls per second ${spread(
+    `3 nodes / 1 node: calls per second ${spreadOf(
       ratios((run) => run.perSecond),
       2,
-    )}x, CPU per call ${spread(
+    )}x, CPU per call ${spreadOf(
       ratios((run) => run.cpuPerCall),
       2,
     )}x`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { apiRequests } from '../support/harness.js';
+import { apiRequests, initializeRequest } from '../support/harness.js';
 import { freePort } from '../support/network.js';
 import { postForm, signIn } from '../support/oauth.js';
 import { useSandbox } from '../support/fixture.js';
@@ -35,7 +35,7 @@ async function initializeOn(url: string, token: string): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify(initializeRequest('t')),
   });
   await response.body?.cancel();
   return response.status;

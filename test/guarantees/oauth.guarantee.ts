@@ -5,10 +5,11 @@
  * the simulated workspace's keys to type on the page; its logs are JSON lines (SVC_LOG_FORMAT=json).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedEntry } from '../support/built.js';
 import { clientDocument, huge, json, redirect, slow, startDocumentHost, TEST_CA, type DocumentHost } from '../support/client-documents.js';
 import { freePort, waitForHealth } from '../support/network.js';
 import { hiddenFields, openPage, postForm, signIn, stateFiles, submitPage, TestOAuthClient } from '../support/oauth.js';
@@ -16,7 +17,6 @@ import { ROOT } from '../support/paths.js';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { RUN_ENV } from '../support/run-env.js';
 
-const ENTRY = path.join(ROOT, 'dist/svc-mcp.js');
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-oauth-shipped-'));
 let child: ChildProcess;
 let output = '';
@@ -32,10 +32,10 @@ let deployedBase: string;
 const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 beforeAll(async () => {
-  if (!existsSync(ENTRY)) throw new Error(`${path.relative(ROOT, ENTRY)} is missing: run npm run build first`);
+  const entry = shippedEntry();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const command = [process.execPath, ENTRY, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(port), '--confirm', 'none'].map(quote).join(' ');
+  const command = [process.execPath, entry, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(port), '--confirm', 'none'].map(quote).join(' ');
   child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: ROOT,
     // A given secret, as a hosted server has: only then are grants kept on disk (a sandbox's throwaway secret keeps them in memory).
@@ -60,7 +60,7 @@ beforeAll(async () => {
   documents = await startDocumentHost();
   const deployedPort = await freePort();
   deployedBase = `http://127.0.0.1:${deployedPort}`;
-  deployed = spawn(process.execPath, [ENTRY, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(deployedPort), '--public-url', 'https://mcp.example.com'], {
+  deployed = spawn(process.execPath, [entry, '--sandbox', '--auth', 'oauth', '--transport', 'http', '--http-port', String(deployedPort), '--public-url', 'https://mcp.example.com'], {
     env: { PATH: process.env.PATH ?? '', ...RUN_ENV, SVC_LOG_LEVEL: 'warn', NODE_EXTRA_CA_CERTS: TEST_CA },
     stdio: 'ignore',
   });

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcMcpCommand } from '../support/built.js';
-import { connectProcess } from '../support/harness.js';
+import { connectProcess, initializeRequest } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { RUN_ENV } from '../support/run-env.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
@@ -82,7 +83,7 @@ async function tenantCall(url: string, key: string): Promise<{ ms: number; ok: b
       dispatcher,
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'tenant', version: '1' } } }),
+      body: JSON.stringify(initializeRequest('tenant')),
     });
     const opened = await init.text();
     const session = init.headers.get('mcp-session-id');
@@ -274,11 +275,14 @@ describe('§16 the state folder and the export folder', () => {
 describe('§16 what reaches the binary raw', () => {
   it('refuses prototype names at the params level over stdio and HTTP, and creates nothing', async () => {
     await sandbox.clearRequests();
-    const child = spawn(process.execPath, [...(await svcMcpCommand())], { env: { PATH: process.env.PATH ?? '', ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [...(await svcMcpCommand())], {
+      env: { PATH: process.env.PATH ?? '', ...RUN_ENV, ...upstreamEnv(sandbox, { SVC_CONFIRM: 'none' }) },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const line = (text: string) => child.stdin!.write(`${text}\n`);
-    line(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    line(JSON.stringify(initializeRequest('raw')));
     line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     line('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"__proto__":{"name":"create_folder","arguments":{"name":"polluted-stdio"}}}}');
     line('{"jsonrpc":"2.0","id":3,"method":"tools/call","__proto__":{"params":{"name":"create_folder","arguments":{"name":"polluted-stdio"}}}}');

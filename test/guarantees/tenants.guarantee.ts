@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initializeRequest, madeUpKey } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
@@ -15,7 +15,6 @@ const PROTOCOL = '2025-06-18';
 
 const sandbox = useStandaloneSandbox();
 
-const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
 const rpcHeaders = (key: string, session?: string): Record<string, string> => ({
   authorization: `Bearer ${key}`,
   'content-type': 'application/json',
@@ -35,7 +34,7 @@ async function initialize(url: string, key: string): Promise<Opened> {
   const response = await fetch(url, {
     method: 'POST',
     headers: rpcHeaders(key),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } }),
+    body: JSON.stringify(initializeRequest('attacker')),
   });
   const body = await response.text();
   const session = response.headers.get('mcp-session-id') ?? undefined;

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
@@ -8,7 +7,7 @@ import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { connect, sandboxEnv } from '../support/harness.js';
+import { acceptedKey, connect, initializeRequest, madeUpKey, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
@@ -17,7 +16,7 @@ import { RUN_ENV } from '../support/run-env.js';
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } };
+const INITIALIZE = initializeRequest('attacker');
 
 interface Answer {
   status: number;
@@ -39,7 +38,6 @@ function post(url: string, body: unknown, headers: Record<string, string>): Prom
   });
 }
 
-const randomKey = () => `svc_${randomBytes(16).toString('hex')}`;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 const sandbox = useSandbox();
@@ -47,12 +45,7 @@ let handle: HttpServerHandle;
 const logLines: string[] = [];
 
 /** A new key the sandbox accepts, so a test starts with no verdict cached for it and no session of it open. */
-function validKey(): string {
-  const key = randomKey();
-  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
-  sandbox.state.keys.push({ ...admin, name: `test-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
-  return key;
-}
+const validKey = () => acceptedKey(sandbox, 'test');
 
 /** Opens a session and completes the handshake; returns the headers of requests on it. */
 async function sessionOf(key: string): Promise<Record<string, string>> {
@@ -118,7 +111,7 @@ describe('one tenant cannot shut out another (design 10.3)', () => {
         request.on('error', reject);
         request.end(JSON.stringify(INITIALIZE));
       });
-    const madeUp = Array.from({ length: 250 }, randomKey).map((key) => attempt(key));
+    const madeUp = Array.from({ length: 250 }, madeUpKey).map((key) => attempt(key));
     const tenant = attempt(validKey(), '127.0.0.2');
     const answers = await Promise.all(madeUp);
     const real = await tenant;
@@ -243,7 +236,7 @@ describe('an API that cannot be asked about a key', () => {
     const config = loadConfig(['--transport', 'http', '--http-port', '0', '--base-url', `http://127.0.0.1:${port}`], RUN_ENV);
     const unreachable = await startHttpServer(await createRuntime(config, pino({ level: 'silent' })));
     try {
-      const answer = await post(unreachable.url, INITIALIZE, bearer(randomKey()));
+      const answer = await post(unreachable.url, INITIALIZE, bearer(madeUpKey()));
       expect(answer.status).toBe(503);
       expect(answer.headers['retry-after']).toBeDefined();
       expect(JSON.parse(answer.body).error.message).toContain(`SVC_BASE_URL=http://127.0.0.1:${port}`);

@@ -13,6 +13,7 @@ import { startHttpServer, type HttpServerHandle } from '../../src/transports/htt
 import { useSandbox } from '../support/fixture.js';
 import { freePort } from '../support/network.js';
 import { allowOnPage, hiddenFields, openPage, postForm, signIn, submitPage, TestOAuthClient } from '../support/oauth.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 /**
  * Issue 32's OAuth findings, in process: an open redirect through a bad /authorize link, registrations
@@ -32,6 +33,7 @@ beforeAll(async () => {
   publicUrl = `http://127.0.0.1:${port}`;
   mcpUrl = `${publicUrl}/mcp`;
   const config = loadConfig(['--transport', 'http', '--http-port', String(port), '--base-url', sandbox.url, '--auth', 'oauth', '--public-url', publicUrl], {
+    ...RUN_ENV,
     SVC_STATE_DIR: stateDir,
     SVC_AUTH_SECRET: SECRET,
   });

@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedStdioTransport } from '../../src/transports/stdio.js';
 import { useSandbox } from '../support/fixture.js';
 import { ROOT } from '../support/paths.js';
+import { initializeRequest } from '../support/harness.js';
 
 /** A transport over in-memory streams, with every line it writes parsed. */
 function harness(maxBytes: number) {
@@ -125,7 +126,7 @@ describe('stdio on SIGTERM (finding 12)', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send(initializeRequest('t'));
     await vi.waitFor(() => expect(stdout).toContain('"id":1'), { timeout: 15_000 });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_folder', arguments: { name: 'Drained' } } });

@@ -8,8 +8,9 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { apiRequests, connect, sandboxEnv, textOf } from '../support/harness.js';
+import { acceptedKey, apiRequests, connect, initializeRequest, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
+import { RUN_ENV } from '../support/run-env.js';
 
 /**
  * Issue 32 over HTTP, in process: nothing of a request is read past its headers until its key and
@@ -22,7 +23,7 @@ const sandbox = useSandbox();
 const servers: Record<string, HttpServerHandle> = {};
 
 async function startServer(env: Record<string, string> = {}): Promise<HttpServerHandle> {
-  const config = loadConfig(['--transport', 'http', '--http-port', '0'], { SVC_BASE_URL: sandbox.url, SVC_CONFIRM: 'none', ...env });
+  const config = loadConfig(['--transport', 'http', '--http-port', '0'], { ...RUN_ENV, SVC_BASE_URL: sandbox.url, SVC_CONFIRM: 'none', ...env });
   return startHttpServer(await createRuntime(config, createLogger('silent')));
 }
 
@@ -34,19 +35,13 @@ afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server.shutdown('test over')));
 });
 
-const madeUpKey = () => `svc_${randomBytes(16).toString('hex')}`;
-function validKey(): string {
-  const key = madeUpKey();
-  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
-  sandbox.state.keys.push({ ...admin, name: `tenancy-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
-  return key;
-}
+const validKey = () => acceptedKey(sandbox, 'tenancy');
 
 async function openSession(url: string, key: string): Promise<string> {
   const answer = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'tenant', version: '1' } } }),
+    body: JSON.stringify(initializeRequest('tenant')),
   });
   expect(answer.status).toBe(200);
   return answer.headers.get('mcp-session-id')!;

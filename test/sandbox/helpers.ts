@@ -50,8 +50,5 @@ export function skewedClock() {
 
 /** Calls to the sandbox's own control routes (/__sandbox/...), which take no key. */
 export function sandboxControl(sb: Sandbox) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  return (method: string, path: string, body?: unknown) => call(sb, method, path, { key: null, body });
 }

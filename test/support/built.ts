@@ -12,8 +12,8 @@ const SOURCES = ['src', 'tools', 'package.json', 'test/release/build.ts'];
 let built: Promise<string> | undefined;
 
 /** Set by the suites that test the shipped binary (`npm run test:guarantees`): they run dist/ as built by `npm run build`. */
-export const SHIPPED_BINARY_VARIABLE = 'SVC_MCP_TEST_SHIPPED';
-export const SHIPPED_ENTRY = path.join(ROOT, 'dist', ENTRY_NAME);
+const SHIPPED_BINARY_VARIABLE = 'SVC_MCP_TEST_SHIPPED';
+const SHIPPED_ENTRY = path.join(ROOT, 'dist', ENTRY_NAME);
 
 /**
  * The command line that starts `svc-mcp` as users run it: node on the bundle that `npm run build`

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -36,8 +37,8 @@ export interface ConnectOptions {
   capabilities?: ClientCapabilities;
   /** Sees every result `call` returns, e.g. to check at the end that no secret appeared in any. */
   onResult?: (result: CallToolResult) => void;
-  /** In process only: what the server is built with besides the runtime (a test clock, no task store). */
-  engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed'>>;
+  /** In process only: what the server is built with besides the runtime (a test clock, no task store, a catalog changed for the test). */
+  engine?: Partial<Pick<EngineOptions, 'now' | 'taskStore' | 'elicitationAllowed' | 'catalog'>>;
 }
 
 /**
@@ -136,6 +137,25 @@ function asOnTheWire(transport: InMemoryTransport): InMemoryTransport {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => send(JSON.parse(JSON.stringify(message)), options);
   return transport;
+}
+
+/** The initialize request of a client that speaks JSON-RPC itself (protocol 2025-06-18), as `clientName`. */
+export const initializeRequest = (clientName: string, id = 1) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method: 'initialize' as const,
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+});
+
+/** A key of the API's form that no workspace holds. */
+export const madeUpKey = (): string => `svc_${randomBytes(16).toString('hex')}`;
+
+/** A new key the sandbox accepts, with the admin key's rights: a test starts with no verdict cached for it and no session of it open. */
+export function acceptedKey(sandbox: Sandbox, label: string): string {
+  const key = madeUpKey();
+  const admin = sandbox.state.keys.find((record) => record.name === 'admin')!;
+  sandbox.state.keys.push({ ...admin, name: `${label}-${key.slice(-6)}`, key, prefix: key.slice(0, 8) });
+  return key;
 }
 
 /** Environment that points a server at a sandbox with the given key. */

@@ -12,7 +12,6 @@ export const TOOLS_PAGE_PATH = path.join(ROOT, 'tools/README.md');
 export const CONFIG_PAGE_PATH = path.join(ROOT, 'src/CONFIGURATION.md');
 export const TABLE_START = '<!-- tools:start -->';
 export const TABLE_END = '<!-- tools:end -->';
-export const CHOICES_PATH = path.join(ROOT, 'src/sandbox/CHOICES.md');
 export const CONFIG_START = '<!-- config:start -->';
 export const CONFIG_END = '<!-- config:end -->';
 /** Where servers started by tests keep their state (SVC_STATE_DIR), so no test writes into the user's home. */

@@ -8,7 +8,7 @@ import { shapeResult, wireResult } from '../support/shape.js';
 /** What the envelope must escape, as the Unicode data of this runtime says (design 10.5). */
 const UNSAFE = /(?! )[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\p{Zs}]/u;
 
-/** The engine's own fast paths of a call: text cleaning and serialising. Those around the MCP SDK are in sdk-adapter.test.ts. */
+/** The engine's own fast paths of a call: text cleaning and serialising. Those around the MCP SDK are in sdk-shortcuts.test.ts. */
 describe('fast paths of the call path', () => {
   it('one-line text skips the Unicode pattern only for characters that cannot be unsafe: every character below U+10000', () => {
     const envelope = new Envelope();

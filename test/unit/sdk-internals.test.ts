@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { assertHandlerCapability, initializeSchema, ownInitializeCheck, requestDispatchOf, requestHandlerTableOf, setBaseRequestHandler, sseWritingOf } from '../../src/sdk/internals.js';
 import type { SseEventWriter, TableHandler } from '../../src/sdk/internals.js';
 import { eventsSerialisedOnce } from '../../src/sdk/shortcuts.js';
+import { initializeRequest } from '../support/harness.js';
 
 /**
  * The contract of every SDK internal src/sdk/ uses (src/sdk/internals.ts): not only that each member
@@ -180,7 +181,7 @@ describe('the MCP SDK internals src/sdk/ relies on', () => {
       const response = await fetch(`http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+        body: JSON.stringify(initializeRequest('c', 8)),
       });
       const text = await response.text();
       expect(text).toContain('"id":8');

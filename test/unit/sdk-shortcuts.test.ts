@@ -27,7 +27,7 @@ import { connectServer, type MessageObserver } from '../../src/sdk/incoming.js';
 import { requestHandlerTableOf, sseWritingOf, type SseEventWriter } from '../../src/sdk/internals.js';
 import { eventsSerialisedOnce, initializeChecksByMethod, isPlainRequest, jsonRpcMessageOf, requestsStraightToDispatch, setToolCallHandler, validatorOnFirstUse } from '../../src/sdk/shortcuts.js';
 import { startHttpServer } from '../../src/transports/http/server.js';
-import { connect, sandboxEnv } from '../support/harness.js';
+import { connect, initializeRequest, sandboxEnv } from '../support/harness.js';
 import { connectHttp } from '../support/http-harness.js';
 
 /** JSON-RPC requests, mostly in the forms clients send, and near misses: odd ids, versions and methods, params with odd names, arguments, `_meta`, `task` and extra fields, and own `__proto__` keys as JSON.parse makes them. */
@@ -244,7 +244,7 @@ describe('shortcuts around the MCP SDK (src/sdk/shortcuts.ts)', () => {
     const call = (id: number) => InitializeRequestSchema.safeParse({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
     // The same failure, built once: the shortcut is what answered.
     expect(call(2)).toBe(call(3));
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    const initialize = initializeRequest('c');
     expect(isInitializeRequest(initialize)).toBe(true);
     expect(isInitializeRequest({ ...initialize, method: 'tools/call' })).toBe(false);
     const wrongMethod = call(4);

@@ -53,8 +53,10 @@ export interface HostPage {
   requests: string[];
   /** Uncaught errors in the page or the view. */
   errors: string[];
-  /** Shows a view with a tool's arguments and result; resolves with the view's frame once connected. */
-  /** `width`: the frame's, 960 by default (a desktop host); 400 for a narrow side panel. */
+  /**
+   * Shows a view with a tool's arguments and result; resolves with the view's frame once connected.
+   * `width`: the frame's, 960 by default (a desktop host); 400 for a narrow side panel.
+   */
   show(options: { html: string; toolName: string; args: Record<string, unknown>; result: CallToolResult; theme?: 'light' | 'dark'; width?: number }): Promise<Frame>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
 }
