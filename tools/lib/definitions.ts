@@ -9,7 +9,11 @@ import { CHANGE_DEFINITION, DEFINITIONS, type Definitions, type StatsResult } fr
 
 /** The definitions a result states: of its figures' (and `change`'s when compared), those this session has not been told yet. */
 export function definitionsFor(compared: boolean, context: Pick<ToolContext, 'unstated'>): { definitions?: Definitions } {
-  const all: Definitions = compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS;
+  return unstatedDefinitions(compared ? { ...DEFINITIONS, change: CHANGE_DEFINITION } : DEFINITIONS, context);
+}
+
+/** Of these definitions, those this session has not been told yet, or nothing when all were. */
+export function unstatedDefinitions(all: Definitions, context: Pick<ToolContext, 'unstated'>): { definitions?: Definitions } {
   const fresh = context.unstated(Object.keys(all).map((figure) => `definition:${figure}`)).map((topic) => topic.slice('definition:'.length));
   return fresh.length ? { definitions: Object.fromEntries(fresh.map((figure) => [figure, all[figure]])) } : {};
 }

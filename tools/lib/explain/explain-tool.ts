@@ -4,6 +4,7 @@ import { clockNow, timeInput } from '../../../src/engine/inputs.js';
 import { DEFINITIONS } from '../../../src/views/results.js';
 import { channelEnum, conversationSource } from '../inputs.js';
 import { renderPassages, type Quote } from '../diff.js';
+import { unstatedDefinitions } from '../definitions.js';
 import type { KnowledgeChange } from './knowledge-changes.js';
 import { DIMENSIONS, METRIC_WORDS, METRICS, movers, round, SMALL, metricValue, type Metric, type Mover, type MoverDimension } from './movers.js';
 import { tallyWindows } from './tallies.js';
@@ -83,15 +84,9 @@ async function explainChange(input: z.output<typeof explainInput>, context: Tool
     small: METRIC_WORDS[metric].rate && (later.total.units < SMALL || earlier.total.units < SMALL),
     requests: tallies.requests,
     asOf: tallies.asOf,
-    ...definitionsOf(metric, context),
+    // The metric's definition and the parts' (design 15).
+    ...unstatedDefinitions({ [metric]: DEFINITIONS[metric], part: PART_DEFINITION }, context),
   };
-}
-
-/** The metric's definition and the parts', those this session has not been told yet (design 15). */
-function definitionsOf(metric: Metric, context: ToolContext): { definitions?: Record<string, string> } {
-  const all: Record<string, string> = { [metric]: DEFINITIONS[metric], part: PART_DEFINITION };
-  const fresh = context.unstated(Object.keys(all).map((figure) => `definition:${figure}`)).map((topic) => topic.slice('definition:'.length));
-  return fresh.length ? { definitions: Object.fromEntries(fresh.map((figure) => [figure, all[figure]])) } : {};
 }
 
 /** A metric's value as a person reads it: a percentage for the rate, two decimals for the mean, a count. */
