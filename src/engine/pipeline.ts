@@ -173,10 +173,10 @@ export function validateInput(tool: ToolDefinition, rawArgs: Record<string, unkn
 }
 
 function validateCoerced(tool: ToolDefinition, args: Record<string, unknown>, config: Pick<Config, ConfigFallback>, now = Date.now()): Validation {
-  const shape = objectShape(tool.input);
   const unknown = unknownFields(tool.input, args);
   if (unknown.length) {
-    const accepted = [...Object.keys(shape), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments';
+    // The accepted names are read only for a refusal, not on every call's way.
+    const accepted = [...Object.keys(objectShape(tool.input)), ...(tool.list ? ['view'] : [])].join(', ') || 'no arguments';
     return { ok: false, message: `- ${unknown.join(', ')}: unknown field(s); this tool accepts ${accepted}` };
   }
   return withClock(now, () => {
