@@ -83,12 +83,17 @@ export function capToBudget(value: unknown, itemsField: string | undefined, opti
     const withFirst = (count: number) => (itemsField === undefined ? items.slice(0, count) : withItems(value, itemsField, items.slice(0, count)));
     let low = 1;
     let high = items.length;
+    // The largest candidate that fit, kept rather than built and measured again.
+    let fitting: ReturnType<typeof measure> | undefined;
     while (low < high) {
       const middle = Math.ceil((low + high) / 2);
-      if (measure(withFirst(middle)).size <= cap) low = middle;
-      else high = middle - 1;
+      const candidate = measure(withFirst(middle));
+      if (candidate.size <= cap) {
+        low = middle;
+        fitting = candidate;
+      } else high = middle - 1;
     }
-    current = measure(withFirst(low));
+    current = fitting ?? measure(withFirst(low));
     notes.push(`Result cut to fit the ${Math.round(cap / 4)}-token budget: showing ${low} of ${items.length} items. ${options.list?.more ?? 'Narrow the request to get the rest.'}`);
   }
   if (current.size > cap) {
