@@ -57,8 +57,9 @@ describe('drain on SIGTERM', () => {
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/stopped before the task finished \(SVC_DRAIN_MS ran out\)\. Start the call again/);
     await stopped;
+    // With a 1500 ms bound, tasks still running are handed back at half of it, 750 ms in.
     const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeGreaterThanOrEqual(750);
     expect(elapsed).toBeLessThan(4000);
     handle = undefined;
   }, 15_000);
