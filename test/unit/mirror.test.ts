@@ -109,6 +109,50 @@ describe("people's SQL", () => {
     );
   });
 
+  it('reads a CTE name as the CTE only where the engine binds it: elsewhere it is the catalog, and judged as a table', async () => {
+    db = await Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES);
+    const hidden = fc.constantFrom('sync_windows', 'sync_runs', 'pg_settings', 'duckdb_databases', 'sqlite_master', 'duckdb_views');
+    const shapes = fc.constantFrom(
+      (name: string) => `SELECT * FROM ${name}, (WITH ${name} AS (SELECT 1) SELECT 1) x`,
+      (name: string) => `SELECT (SELECT count(*) FROM ${name}) + (WITH ${name} AS (SELECT 1) SELECT 1)`,
+      (name: string) => `WITH ${name} AS (SELECT * FROM ${name}) SELECT * FROM ${name}`,
+      (name: string) => `WITH a AS (SELECT * FROM ${name}), ${name} AS (SELECT 1) SELECT * FROM a`,
+      (name: string) => `SELECT * FROM conversations WHERE EXISTS (WITH ${name} AS (SELECT 1) SELECT 1) AND id IN (SELECT 'x' FROM ${name})`,
+      (name: string) => `DESCRIBE ${name}`,
+      (name: string) => `SUMMARIZE ${name}`,
+    );
+    await fc.assert(
+      fc.asyncProperty(shapes, hidden, async (shape, name) => {
+        const sql = shape(name);
+        expect(judgeSql(await db!.parse(sql), readable).ok, sql).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
+    for (const call of ['pg_sleep(5)', "write_log('x')", "has_table_privilege('sync_windows', 'select')", 'current_query_id()', "in_search_path('memory', 'main')"]) {
+      expect(judgeSql(await db.parse(`SELECT ${call}`), readable).ok, call).toBe(false);
+    }
+  });
+
+  it('refuses a statement that expands to more table reads than the engine can plan quickly, however few its characters', async () => {
+    db = await Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES);
+    // The engine does not stop planning when interrupted: these ran past any time limit, on a thread of the process.
+    const shapes = fc.constantFrom(
+      (n: number) =>
+        `WITH ${Array.from({ length: n }, (_, i) => `t${i} AS (SELECT * FROM ${i ? `t${i - 1} x JOIN t${i - 1} y USING (id)` : 'conversations'})`).join(', ')} SELECT count(*) FROM t${n - 1}`,
+      (n: number) => `SELECT 1 FROM conversations c0${Array.from({ length: n * 10 }, (_, i) => ` JOIN conversations c${i + 1} ON c${i + 1}.id = c${i}.id`).join('')}`,
+      (n: number) => `SELECT ${Array.from({ length: n * 10 }, (_, i) => `(SELECT count(*) FROM events WHERE type = '${i}')`).join(', ')}`,
+    );
+    await fc.assert(
+      fc.asyncProperty(shapes, fc.integer({ min: 7, max: 40 }), async (shape, n) => {
+        const verdict = judgeSql(await db!.parse(shape(n)), readable);
+        expect(verdict.ok).toBe(false);
+        expect(verdict.reason).toMatch(/at most 64/);
+      }),
+      { numRuns: 30 },
+    );
+    expect(judgeSql(await db.parse('WITH a AS (SELECT * FROM conversations), b AS (SELECT * FROM a JOIN a USING (id)) SELECT * FROM b JOIN events e ON true'), readable)).toEqual({ ok: true });
+  });
+
   it('accepts plain analytics: joins, CTEs, window functions, row generators', async () => {
     db = await Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES);
     for (const sql of [
