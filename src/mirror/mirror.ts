@@ -26,6 +26,39 @@ export class QueryRefused extends Error {
 const SNAPSHOT_ROWS = 5000;
 
 /**
+ * People's queries running at once in the process, all workspaces together. The engine's calls run
+ * on Node's thread pool (4 threads), which file reads, compression and crypto share; a statement can
+ * hold a thread long past its interrupt (`SELECT len(range(30000000))` held one 46 s past a 1 s
+ * limit, as the engine builds the list in one uninterruptible call). Four such queries from four
+ * keys held every thread: a file read of the process waited 46 s. Two at once leave the rest free.
+ */
+export const PEOPLE_QUERIES_AT_ONCE = 2;
+
+/** First come, first served slots for people's queries, shared by every workspace's mirror. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+const peopleSlots = new Slots(PEOPLE_QUERIES_AT_ONCE);
+
+/**
  * One workspace's mirror: its database, the tables the catalog declared, and, on disk, the journal
  * every change is written to. Changes are checked against the declared names (the only text that
  * reaches SQL unbound); values are always bound. Syncs of the workspace run one at a time through
@@ -88,7 +121,7 @@ export class WorkspaceMirror {
     this.lastUsed = Date.now();
     const verdict = judgeSql(await this.db.parse(sql), this.readable);
     if (!verdict.ok) throw new QueryRefused(`Refused: ${verdict.reason}. Nothing was run.`);
-    const run = this.querying.then(() => this.runLimited(sql, limits));
+    const run = this.querying.then(() => peopleSlots.run(() => this.runLimited(sql, limits)));
     this.querying = run.catch(() => undefined);
     return run;
   }

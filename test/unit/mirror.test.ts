@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/mirror/database.js';
 import { judgeSql } from '../../src/mirror/guard.js';
 import { Journal } from '../../src/mirror/journal.js';
+import { PEOPLE_QUERIES_AT_ONCE, WorkspaceMirror } from '../../src/mirror/mirror.js';
 import { MirrorRegistry } from '../../src/mirror/registry.js';
 import type { Change } from '../../src/mirror/schema.js';
 import { createLogger } from '../../src/log.js';
@@ -143,7 +144,7 @@ describe("people's SQL", () => {
       (n: number) => `SELECT ${Array.from({ length: n * 10 }, (_, i) => `(SELECT count(*) FROM events WHERE type = '${i}')`).join(', ')}`,
     );
     await fc.assert(
-      fc.asyncProperty(shapes, fc.integer({ min: 7, max: 40 }), async (shape, n) => {
+      fc.asyncProperty(shapes, fc.integer({ min: 8, max: 40 }), async (shape, n) => {
         const verdict = judgeSql(await db!.parse(shape(n)), readable);
         expect(verdict.ok).toBe(false);
         expect(verdict.reason).toMatch(/at most 64/);
@@ -171,6 +172,35 @@ describe("people's SQL", () => {
     await expect(db.people.run('SET enable_external_access = true')).rejects.toThrow(/locked|Cannot change/);
     await expect(db.people.run("ATTACH '/tmp/svc-mcp-attach.db' AS other")).rejects.toThrow(/disabled|Permission/);
     await expect(db.people.run('INSTALL httpfs')).rejects.toThrow();
+  });
+});
+
+describe("people's queries across workspaces", () => {
+  it('run at most PEOPLE_QUERIES_AT_ONCE at a time, so that statements the engine cannot interrupt leave Node threads free', async () => {
+    const databases = await Promise.all(Array.from({ length: 5 }, () => Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES)));
+    let running = 0;
+    let most = 0;
+    for (const db of databases) {
+      const original = db.people.streamAndReadUntil.bind(db.people);
+      // Each statement holds its place a while, as one the engine cannot stop would: overlaps are certain, not timed.
+      vi.spyOn(db.people, 'streamAndReadUntil').mockImplementation(async (...args) => {
+        most = Math.max(most, ++running);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return await original(...args);
+        } finally {
+          running--;
+        }
+      });
+    }
+    try {
+      const mirrors = databases.map((db, index) => new WorkspaceMirror(String(index), db, MIRROR_TABLES));
+      const answers = await Promise.all(mirrors.flatMap((mirror) => [1, 2].map((n) => mirror.query(`SELECT ${n} AS n`, { maxRows: 5, timeoutMs: 5000 }))));
+      expect(answers.map((answer) => answer.rows[0][0])).toEqual(mirrors.flatMap(() => [1, 2]));
+      expect(most).toBe(PEOPLE_QUERIES_AT_ONCE);
+    } finally {
+      for (const db of databases) db.close();
+    }
   });
 });
 
