@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import type { DuckDBValue } from '@duckdb/node-api';
 import { type Database, loadEngine, quoteName, toPlain, type Plain } from './database.js';
 import { judgeSql } from './guard.js';
@@ -34,29 +35,8 @@ const SNAPSHOT_ROWS = 5000;
  */
 export const PEOPLE_QUERIES_AT_ONCE = 2;
 
-/** First come, first served slots for people's queries, shared by every workspace's mirror. */
-class Slots {
-  private free: number;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-
-const peopleSlots = new Slots(PEOPLE_QUERIES_AT_ONCE);
+/** First come, first served, shared by every workspace's mirror (Bottleneck, which the fleet's budgets use too). */
+const peopleSlots = new Bottleneck({ maxConcurrent: PEOPLE_QUERIES_AT_ONCE });
 
 /**
  * One workspace's mirror: its database, the tables the catalog declared, and, on disk, the journal
@@ -121,7 +101,7 @@ export class WorkspaceMirror {
     this.lastUsed = Date.now();
     const verdict = judgeSql(await this.db.parse(sql), this.readable);
     if (!verdict.ok) throw new QueryRefused(`Refused: ${verdict.reason}. Nothing was run.`);
-    const run = this.querying.then(() => peopleSlots.run(() => this.runLimited(sql, limits)));
+    const run = this.querying.then(() => peopleSlots.schedule(() => this.runLimited(sql, limits)));
     this.querying = run.catch(() => undefined);
     return run;
   }
