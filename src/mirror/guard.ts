@@ -22,6 +22,14 @@ export const MAX_TABLE_READS = 64;
 const REFUSED_FUNCTION =
   /^(duckdb_|pragma_|pg_|has_|current_setting$|getvariable$|getenv$|read_|glob$|sniff_csv$|parquet_|query$|query_table$|which_secret$|current_database$|current_catalog$|current_schemas?$|current_query|current_connection_id$|current_transaction_id$|in_search_path$|get_block_size$|write_log$|col_description$|obj_description$|shobj_description$|icu_|test_|enable_|disable_|checkpoint$|force_checkpoint$|make_timestamp_ns$|txid_current$)/i;
 
+/**
+ * Functions whose one call builds a value as large as an argument says, in memory the engine's
+ * limit does not count and in a call its interrupt does not stop: `list_resize([1], 100000000)` took
+ * 8.5 GB and 28 s past a 3 s interrupt, `printf('%500000000d', 1)` 1 GB. None has a use over the
+ * mirror's data that strftime, concat or a CASE does not serve.
+ */
+const SIZED_BY_ARGUMENT = new Set(['list_resize', 'array_resize', 'repeat', 'lpad', 'rpad', 'printf', 'format', 'bitstring']);
+
 /** Kinds of FROM item a statement may use; anything else (a catalog listing, a bound or internal scan) is refused. */
 const TABLE_KINDS = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'PIVOT', 'SHOW_REF']);
 
@@ -124,6 +132,7 @@ function judgeFunction(node: Record<string, unknown>): void {
     throw new Refusal(`function ${name} must not name a catalog or schema`);
   }
   if (REFUSED_FUNCTION.test(name)) throw new Refusal(`function ${name}() is not available to queries: it reaches the engine's settings, catalog, log or files, or sleeps`);
+  if (SIZED_BY_ARGUMENT.has(name.toLowerCase())) throw new Refusal(`function ${name}() is not available to queries: it builds a value as large as its argument asks, outside the memory limit`);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -110,6 +110,35 @@ describe("people's SQL", () => {
     );
   });
 
+  it('refuses the functions whose one call builds a value as large as an argument asks, in any spelling and place', async () => {
+    db = await Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES);
+    const sized = fc.constantFrom(
+      'list_resize([1], 100000000)',
+      'ARRAY_RESIZE([1], 100000000, 0)',
+      "repeat('x', 1500000000)",
+      'Repeat([1], 100000000)',
+      "lpad('x', 1000000000, 'y')",
+      "rpad('x', 1000000000, 'y')",
+      "printf('%500000000d', 1)",
+      "format('{:>500000000}', 'x')",
+      "bitstring('1', 1000000000)",
+    );
+    const places = fc.constantFrom(
+      (call: string) => `SELECT length(${call})`,
+      (call: string) => `SELECT id FROM agents WHERE name = ${call}::VARCHAR`,
+      (call: string) => `SELECT list_transform([1, 2], x -> ${call})`,
+      (call: string) => `WITH t AS (SELECT ${call} AS v) SELECT count(*) FROM t`,
+    );
+    await fc.assert(
+      fc.asyncProperty(places, sized, async (place, call) => {
+        const verdict = judgeSql(await db!.parse(place(call)), readable);
+        expect(verdict.ok, place(call)).toBe(false);
+        expect(verdict.reason).toMatch(/builds a value as large as its argument asks/);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('reads a CTE name as the CTE only where the engine binds it: elsewhere it is the catalog, and judged as a table', async () => {
     db = await Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES);
     const hidden = fc.constantFrom('sync_windows', 'sync_runs', 'pg_settings', 'duckdb_databases', 'sqlite_master', 'duckdb_views');
