@@ -10,7 +10,7 @@ import { svcMcpCommand } from '../support/built.js';
 import { connectProcess, initializeRequest } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { RUN_ENV } from '../support/run-env.js';
-import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
+import { call, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §16 against dist/, issue 32's attacks on the shipped binary: made-up keys in flight with
@@ -317,8 +317,11 @@ describe('§16 what reaches the binary raw', () => {
         headers: { authorization: `Bearer ${sandbox.keys.admin}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: hostile, params: {} }),
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const log = server.stderr();
+      // Each line is written when the process gets to it: wait for both (the registration and the /mcp request), then check them.
+      const log = await eventually(() => {
+        const written = server.stderr();
+        return written.includes('oauth client registered') && written.includes('path=/mcp') ? written : undefined;
+      }, 'the registration and the /mcp request in the log');
       expect(log).toContain('oauth client registered');
       expect(log).toContain('Evil\\u001B]0;pwned\\u0007');
       for (const raw of ['\u001b', '\u0007', '\u202e']) expect(log).not.toContain(raw);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeRequest, madeUpKey } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
+import { call, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.3 against dist/ over HTTP: one tenant cannot shut out another. Keys the API refuses get
@@ -165,6 +165,7 @@ describe('§10.3 the per-key and total caps hold', () => {
       expect((await listTools(key, opened.session)).status).toBe(200);
     // Both of the key's sessions in a call: there is nothing to give up, so a new one is refused.
     await sandbox.faults([{ method: 'GET', path: '/v2/bots/public', delayMs: 3000, times: 2 }]);
+    const asked = (await sandbox.requests()).length;
     const busy = [a2, a3].map((opened) =>
       fetch(server.url, {
         method: 'POST',
@@ -172,7 +173,8 @@ describe('§10.3 the per-key and total caps hold', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_agents', arguments: {} } }),
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both calls have reached the upstream, which holds each 3 s: both sessions are busy.
+    await eventually(async () => (await sandbox.requests()).slice(asked).filter((request) => request.path === '/v2/bots/public').length === 2, 'both calls to reach the upstream');
     expect((await initialize(server.url, admin)).status).toBe(429);
     await Promise.all(busy.map(async (response) => (await response).text()));
     await sandbox.clearFaults();

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { ClientAddresses } from '../../src/client-address.js';
 import { startHttpServer, type HttpServerHandle } from '../../src/transports/http/server.js';
-import { acceptedKey, apiRequests, connect, initializeRequest, madeUpKey, sandboxEnv, textOf } from '../support/harness.js';
+import { acceptedKey, apiRequests, connect, initializeRequest, madeUpKey, sandboxEnv, textOf, waitFor } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { RUN_ENV } from '../support/run-env.js';
 
@@ -54,6 +54,9 @@ interface HalfSent {
   closed: Promise<void>;
   socket: net.Socket;
 }
+
+/** Until the server holds the four 4 MiB bodies an address may: then the next one from that address is one too many. */
+const addressShareHeld = (server: HttpServerHandle) => waitFor(() => server.bodyBytesHeld() === 4 * FOUR_MIB, 'the four bodies to be held');
 
 /** A POST to /mcp declaring a 4 MiB body and sending `sent` bytes of it, then holding. */
 function halfSent(url: string, headers: Record<string, string>, sent = 64 * 1024, localAddress = '127.0.0.1'): HalfSent {
@@ -103,7 +106,7 @@ describe('nothing of a request is read past its headers until its key and sessio
     const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': await openSession(url, key), 'mcp-protocol-version': PROTOCOL };
     const requests = Array.from({ length: 4 }, () => halfSent(url, headers));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await addressShareHeld(servers.plain);
       const fifth = halfSent(url, headers);
       requests.push(fifth);
       expect((await fifth.answer).status).toBe(429);
@@ -124,7 +127,7 @@ describe('nothing of a request is read past its headers until its key and sessio
     const { port } = new URL(url);
     const chunked = net.connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.1' });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await addressShareHeld(servers.plain);
       const lines = Object.entries({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked', ...headers });
       chunked.write(`POST /mcp HTTP/1.1\r\n${lines.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n400\r\n${' '.repeat(1024)}\r\n`);
       const head = await new Promise<string>((resolve) => {
@@ -153,7 +156,7 @@ describe('SVC_TRUST_PROXY (issue 32)', () => {
       const headers = { authorization: `Bearer ${key}`, 'mcp-session-id': await openSession(server.url, key), 'mcp-protocol-version': PROTOCOL };
       const requests = Array.from({ length: 4 }, () => halfSent(server.url, { ...headers, 'x-forwarded-for': '198.51.100.1' }));
       try {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await addressShareHeld(server);
         const sameClient = halfSent(server.url, { ...headers, 'x-forwarded-for': '10.9.9.9, 198.51.100.1' });
         requests.push(sameClient);
         expect((await sameClient.answer).status, name).toBe(429);

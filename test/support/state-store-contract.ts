@@ -21,6 +21,8 @@ export interface OpenedStores {
 
 /** How long a record lives in these tests: short, since a store on real time (Redis) is waited for. */
 const TTL_MS = 100;
+/** The life of a record that must still be live when checked: a store on real time must not let it expire between two lines. */
+const LIVE_MS = 60_000;
 
 /** The suite, as a describe block named after the store. */
 export function describeStateStore(name: string, open: () => Promise<OpenedStores>): void {
@@ -43,18 +45,19 @@ export function describeStateStore(name: string, open: () => Promise<OpenedStore
     it('lets exactly one of many concurrent claims of an id win, until it expires', async () => {
       const { stores, now, advance } = await start();
       const [first, second] = stores;
-      const claims = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 ? first : second).claim('spent', 'mac-1', now() + TTL_MS)));
+      const claims = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 ? first : second).claim('spent', 'mac-1', now() + LIVE_MS)));
       expect(claims.filter(Boolean)).toHaveLength(1);
       expect(await first.claim('spent', 'mac-2', now() + TTL_MS)).toBe(true);
       await advance(TTL_MS + 1);
-      expect(await second.claim('spent', 'mac-1', now() + TTL_MS)).toBe(true);
-      expect(await first.claim('spent', 'mac-1', now() + TTL_MS)).toBe(false);
+      expect(await first.claim('spent', 'mac-1', now() + LIVE_MS)).toBe(false);
+      expect(await second.claim('spent', 'mac-2', now() + LIVE_MS)).toBe(true);
+      expect(await first.claim('spent', 'mac-2', now() + LIVE_MS)).toBe(false);
     });
 
     it('of many handles claiming one id at once, exactly one wins, round after round', async () => {
       const { stores, now } = await start();
       for (let round = 0; round < 20; round++) {
-        const claims = await Promise.all(Array.from({ length: 12 }, (_, index) => handle(stores, index).claim('spent', `race-${round}`, now() + 60_000)));
+        const claims = await Promise.all(Array.from({ length: 12 }, (_, index) => handle(stores, index).claim('spent', `race-${round}`, now() + LIVE_MS)));
         expect(claims.filter(Boolean)).toHaveLength(1);
       }
     });
@@ -62,7 +65,7 @@ export function describeStateStore(name: string, open: () => Promise<OpenedStore
     it('gives a taken value to exactly one caller, and expired values to none', async () => {
       const { stores, now, advance } = await start();
       const [first, second] = stores;
-      await first.put('oauth-code', 'code-1', '{"grant":1}', now() + TTL_MS);
+      await first.put('oauth-code', 'code-1', '{"grant":1}', now() + LIVE_MS);
       expect(await second.get('oauth-code', 'code-1')).toBe('{"grant":1}');
       const taken = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? first : second).take('oauth-code', 'code-1')));
       expect(taken.filter((value) => value !== undefined)).toEqual(['{"grant":1}']);
@@ -75,7 +78,7 @@ export function describeStateStore(name: string, open: () => Promise<OpenedStore
     it('of many handles taking one value at once, exactly one gets it, round after round', async () => {
       const { stores, now } = await start();
       for (let round = 0; round < 20; round++) {
-        await stores[0].put('grant', `code-${round}`, `value-${round}`, now() + 60_000);
+        await stores[0].put('grant', `code-${round}`, `value-${round}`, now() + LIVE_MS);
         const taken = await Promise.all(Array.from({ length: 12 }, (_, index) => handle(stores, index).take('grant', `code-${round}`)));
         expect(taken.filter((value) => value !== undefined)).toEqual([`value-${round}`]);
       }
@@ -85,8 +88,8 @@ export function describeStateStore(name: string, open: () => Promise<OpenedStore
     it('replaces on put and forgets on delete', async () => {
       const { stores, now } = await start();
       const [first, second] = stores;
-      await first.put('grant', 'g', 'one', now() + 60_000);
-      await second.put('grant', 'g', 'two', now() + 60_000);
+      await first.put('grant', 'g', 'one', now() + LIVE_MS);
+      await second.put('grant', 'g', 'two', now() + LIVE_MS);
       expect(await first.get('grant', 'g')).toBe('two');
       await second.delete('grant', 'g');
       await second.delete('grant', 'never-stored');
@@ -115,10 +118,10 @@ export function describeStateStore(name: string, open: () => Promise<OpenedStore
             const key = JSON.stringify([space, id]);
             const spaceName = `${prefix}${space}`;
             if (kind === 'claim') {
-              expect(await store.claim(spaceName, id, now() + 60_000)).toBe(!model.has(key));
+              expect(await store.claim(spaceName, id, now() + LIVE_MS)).toBe(!model.has(key));
               if (!model.has(key)) model.set(key, '');
             } else if (kind === 'put') {
-              await store.put(spaceName, id, value, now() + 60_000);
+              await store.put(spaceName, id, value, now() + LIVE_MS);
               model.set(key, value);
             } else if (kind === 'get') {
               expect(await store.get(spaceName, id)).toBe(model.get(key));

@@ -59,6 +59,8 @@ export interface HttpServerHandle {
   sessions(): number;
   /** Requests to the MCP endpoint being answered now, which a drain waits for. */
   callsInFlight(): number;
+  /** Request body bytes held now under the body budget, in total or for one client address. */
+  bodyBytesHeld(address?: string): number;
   /** Closes sessions idle longer than SVC_SESSION_IDLE_MS as of `now` (run every sweep; callable by tests). */
   evictIdle(now?: number): void;
   /** Stops accepting, waits for calls in flight (bounded), closes sessions and the runtime. */
@@ -119,6 +121,7 @@ export async function startHttpServer(runtime: Runtime): Promise<HttpServerHandl
     sessions: () => ctx.sessions.size,
     evictIdle: (now?: number) => ctx.sessions.evictIdle(now),
     callsInFlight: () => ctx.inFlight,
+    bodyBytesHeld: (address?: string) => ctx.bodies.held(address),
     shutdown: (reason: string) => (stopping ??= drainHttpServer(ctx, httpServer, reason)),
   };
 }
