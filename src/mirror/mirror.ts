@@ -35,8 +35,11 @@ const SNAPSHOT_ROWS = 5000;
  */
 export const PEOPLE_QUERIES_AT_ONCE = 2;
 
-/** First come, first served, shared by every workspace's mirror (Bottleneck, which the fleet's budgets use too). */
-const peopleSlots = new Bottleneck({ maxConcurrent: PEOPLE_QUERIES_AT_ONCE });
+/**
+ * First come, first served, shared by every workspace's mirror (Bottleneck, which the upstream
+ * limiter uses too); made with the first query, as this module loads with every start.
+ */
+let peopleSlots: Bottleneck | undefined;
 
 /**
  * One workspace's mirror: its database, the tables the catalog declared, and, on disk, the journal
@@ -101,7 +104,7 @@ export class WorkspaceMirror {
     this.lastUsed = Date.now();
     const verdict = judgeSql(await this.db.parse(sql), this.readable);
     if (!verdict.ok) throw new QueryRefused(`Refused: ${verdict.reason}. Nothing was run.`);
-    const run = this.querying.then(() => peopleSlots.schedule(() => this.runLimited(sql, limits)));
+    const run = this.querying.then(() => (peopleSlots ??= new Bottleneck({ maxConcurrent: PEOPLE_QUERIES_AT_ONCE })).schedule(() => this.runLimited(sql, limits)));
     this.querying = run.catch(() => undefined);
     return run;
   }
