@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { apiRequests } from '../support/harness.js';
+import { apiRequests, waitFor } from '../support/harness.js';
 import { useSandbox } from '../support/fixture.js';
 import { startFleet, connectThroughProxy, type Fleet, type ProxyClient } from './fleet.js';
 import { queueSource, resultText, startWaitTask } from './support.js';
@@ -28,16 +28,6 @@ async function client(): Promise<ProxyClient> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
 
 /** Sends harmless reads until the next request of this client goes to a node other than `node` (round-robin). */
 async function stepPast(proxyClient: ProxyClient, node: string, taskId: string): Promise<void> {
@@ -125,11 +115,7 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     const sourceId = await queueJob();
     const taskId = await startWaitTask(user.client, sourceId);
     const runner = user.served.at(-1)!.node;
-    await eventually(
-      async () => upstreamPolls(sourceId).length,
-      (count) => count > 0,
-      'the first poll of the task',
-    );
+    await waitFor(() => upstreamPolls(sourceId).length > 0, 'the first poll of the task');
 
     await stepPast(user, runner, taskId);
     const cancelled = await user.client.experimental.tasks.cancelTask(taskId);
@@ -197,11 +183,7 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
       );
     const names = Array.from({ length: 9 }, (_, index) => `fleet-kill-${index}`);
     const load = Promise.all([...workers.flatMap((worker) => Array.from({ length: 10 }, () => read(worker))), ...names.map((name, index) => write(workers[index % workers.length], name))]);
-    await eventually(
-      async () => apiRequests(sandbox).length,
-      (count) => count >= 10,
-      'the load to reach the upstream',
-    );
+    await waitFor(() => apiRequests(sandbox).length >= 10, 'the load to reach the upstream');
     victim.child.kill('SIGKILL');
     await victim.exited;
     const outcomes = await load;
@@ -220,9 +202,11 @@ describe('a fleet of three stateless nodes behind HAProxy', () => {
     expect(apiRequests(sandbox).filter((entry) => entry.status === 429)).toHaveLength(0);
 
     // The victim's task: nobody heartbeats it any more, so it ends failed and says why.
-    const task = await eventually(
-      () => user.client.experimental.tasks.getTask(taskId),
-      (current) => current.status !== 'working',
+    const task = await waitFor(
+      async () => {
+        const current = await user.client.experimental.tasks.getTask(taskId);
+        return current.status !== 'working' && current;
+      },
       "the dead node's task to end",
       10_000,
     );

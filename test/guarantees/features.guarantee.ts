@@ -2,12 +2,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEW_MIME_TYPE } from '../../src/views/index.js';
 import { useStarted } from '../support/fixture.js';
-import { connectProcess, textOf } from '../support/harness.js';
+import { connectProcess, textOf, waitFor } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { SHOWS_VIEWS } from '../views/client.js';
 import { startOtlpCollector } from './otlp-collector.js';
-import { call, eventually, startStandaloneSandbox } from './support.js';
+import { call, startStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.8: the shipped binary is the tested one. dist/svc-mcp.js starts with each optional
@@ -59,12 +59,12 @@ describe('§10.8 every optional feature starts from dist/ and answers', () => {
         },
       });
       await answers(server.client);
-      const span = await eventually(() => collector.spans().find((entry) => entry.name === 'tools/call list_agents'), 'the tools/call span at the collector');
+      const span = await waitFor(() => collector.spans().find((entry) => entry.name === 'tools/call list_agents'), 'the tools/call span at the collector');
       expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_agents' });
       expect(span.resource['service.name']).toBe('svc-mcp-guarantee');
-      const upstream = await eventually(() => collector.spans().find((entry) => entry.parentSpanId === span.spanId), 'the upstream span under it');
+      const upstream = await waitFor(() => collector.spans().find((entry) => entry.parentSpanId === span.spanId), 'the upstream span under it');
       expect(upstream.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
-      const metric = await eventually(() => collector.metrics().find((entry) => entry.name === 'mcp.server.operation.duration'), 'the duration metric at the collector');
+      const metric = await waitFor(() => collector.metrics().find((entry) => entry.name === 'mcp.server.operation.duration'), 'the duration metric at the collector');
       expect(metric.unit).toBe('s');
       await server.close();
       expect(collector.refused()).toEqual([]);

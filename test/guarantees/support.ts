@@ -101,14 +101,3 @@ export function confirmTokenOf(result: CallToolResult): string {
 export function upstreamEnv(sandbox: StandaloneSandbox, extra: Record<string, string> = {}): Record<string, string> {
   return { SVC_BASE_URL: sandbox.url, SVC_API_KEY: sandbox.keys.admin, SVC_RATE_LIMIT: '1000000/60s', ...extra };
 }
-
-/** Waits for a condition the test cannot be told about, checking every 25 ms. */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcMcpCommand } from '../support/built.js';
-import { connectProcess, initializeRequest } from '../support/harness.js';
+import { connectProcess, initializeRequest, waitFor } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
 import { RUN_ENV } from '../support/run-env.js';
-import { call, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
+import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §16 against dist/, issue 32's attacks on the shipped binary: made-up keys in flight with
@@ -318,7 +318,7 @@ describe('§16 what reaches the binary raw', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: hostile, params: {} }),
       });
       // Each line is written when the process gets to it: wait for both (the registration and the /mcp request), then check them.
-      const log = await eventually(() => {
+      const log = await waitFor(() => {
         const written = server.stderr();
         return written.includes('oauth client registered') && written.includes('path=/mcp') ? written : undefined;
       }, 'the registration and the /mcp request in the log');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initializeRequest, madeUpKey } from '../support/harness.js';
+import { initializeRequest, madeUpKey, waitFor } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
-import { call, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
+import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.3 against dist/ over HTTP: one tenant cannot shut out another. Keys the API refuses get
@@ -174,7 +174,7 @@ describe('§10.3 the per-key and total caps hold', () => {
       }),
     );
     // Both calls have reached the upstream, which holds each 3 s: both sessions are busy.
-    await eventually(async () => (await sandbox.requests()).slice(asked).filter((request) => request.path === '/v2/bots/public').length === 2, 'both calls to reach the upstream');
+    await waitFor(async () => (await sandbox.requests()).slice(asked).filter((request) => request.path === '/v2/bots/public').length === 2, 'both calls to reach the upstream');
     expect((await initialize(server.url, admin)).status).toBe(429);
     await Promise.all(busy.map(async (response) => (await response).text()));
     await sandbox.clearFaults();

@@ -6,11 +6,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedEntry } from '../support/built.js';
 import { useStarted } from '../support/fixture.js';
-import { claimsSent, connectProcess } from '../support/harness.js';
+import { claimsSent, connectProcess, waitFor } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpConnection, type HttpServerProcess } from '../support/http-harness.js';
 import { runRedisTests, startRedis, type RedisServer } from '../support/redis.js';
 import { tokenFormArbitrary } from '../support/token-forms.js';
-import { call, confirmTokenOf, eventually, upstreamEnv, useStandaloneSandbox } from './support.js';
+import { call, confirmTokenOf, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
  * Design §10.1 against dist/: a confirmed write is sent at most once per token; only the exact
@@ -107,7 +107,7 @@ describe('across a restart, with SVC_CONFIRM_SECRET and SVC_STATE_DIR', () => {
     // The API holds the write for a while: the process dies with it in flight.
     await sandbox.faults([{ method: 'DELETE', path: routeOf(id), delayMs: 30_000 }]);
     const inFlight = call(first.client, 'delete_conversation', { interactionId: id, confirm: token }).catch(() => undefined);
-    await eventually(async () => (await writesTo(id)) === 1, 'the write to reach the API');
+    await waitFor(async () => (await writesTo(id)) === 1, 'the write to reach the API');
     process.kill(first.pid!, 'SIGKILL');
     await inFlight;
     await first.close().catch(() => undefined);

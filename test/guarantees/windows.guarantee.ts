@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectProcess, textOf, type ProcessConnection } from '../support/harness.js';
-import { call, eventually } from './support.js';
+import { connectProcess, textOf, waitFor, type ProcessConnection } from '../support/harness.js';
+import { call } from './support.js';
 
 /**
  * Design §10.7 against dist/: any window works. conversation_stats and export_conversations over
@@ -29,7 +29,7 @@ beforeAll(async () => {
     args: ['--sandbox', '--sandbox-conversations', String(CONVERSATIONS)],
     env: { SVC_RATE_LIMIT: '1000000/60s', SVC_EXPORT_DIR: exportDir },
   });
-  const url = await eventually(() => sandboxUrlIn(server.stderr()), "the embedded sandbox's address in the log");
+  const url = await waitFor(() => sandboxUrlIn(server.stderr()), "the embedded sandbox's address in the log");
   const info = (await (await fetch(`${url}/__sandbox/info`)).json()) as { keys: { admin: string } };
   // The spec's 100 requests a minute would make this suite wait, not fail: lifted through the sandbox's control route.
   await fetch(`${url}/__sandbox/rate-limit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1_000_000, windowMs: 60_000 }) });

@@ -199,11 +199,16 @@ export async function callAsTask(client: Client, name: string, args: Record<stri
   return { kinds, result };
 }
 
-/** Waits for a condition the test cannot be told about (a request arriving, a log line), checking every 10 ms. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+/**
+ * Waits for something the test cannot be told about (a request arriving, a log line, a span at a
+ * collector), probing every 10 ms: the probe's first value that is neither undefined nor false.
+ */
+export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
