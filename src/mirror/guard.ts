@@ -2,9 +2,11 @@
  * People's SQL over a mirror: one SELECT statement that reads the mirror's tables and nothing else.
  * The engine's own parser reads it (json_serialize_sql, which serialises SELECT statements only),
  * and the tree is walked: every table it names must be one of the workspace's tables or a CTE it
- * defines; no table function but the row generators; no function that reads settings, variables,
- * the catalog or files. The database refuses file and network access and locks its settings besides
- * (database.ts), so a gap here still reaches no file, URL, setting or other workspace.
+ * defines where the engine binds it; no table function but the row generators; no function that
+ * reads settings, variables, the catalog or files, or builds a value as large as an argument asks;
+ * at most MAX_TABLE_READS table reads once CTEs are expanded. The database refuses file and network
+ * access and locks its settings besides (database.ts), so a gap here still reaches no file, URL,
+ * setting or other workspace.
  */
 
 /** Table functions that only generate rows (a calendar of days): bounded by the query's time and memory limits. */
