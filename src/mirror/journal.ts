@@ -48,6 +48,8 @@ export class Journal {
   private generation = Buffer.alloc(0);
   private sequence = 0;
   private fd?: number;
+  /** Where the next record goes: after the last good one, written at that position (a file opened to read and write starts at 0). */
+  private end = 0;
   /** Bytes written since the journal was last rewritten whole, and its size then. */
   private sinceRewrite = 0;
   private rewrittenSize = 0;
@@ -103,6 +105,7 @@ export class Journal {
       ftruncateSync(this.fd, offset);
     }
     this.rewrittenSize = offset;
+    this.end = offset;
     return { changes, stoppedEarly };
   }
 
@@ -110,8 +113,9 @@ export class Journal {
   append(changes: readonly Change[]): void {
     if (this.fd === undefined) throw new Error('internal: the journal was not opened');
     const record = this.seal(changes, this.sequence);
-    writeSync(this.fd, record);
+    writeSync(this.fd, record, 0, record.length, this.end);
     fsyncSync(this.fd);
+    this.end += record.length;
     this.sequence++;
     this.sinceRewrite += record.length;
   }
@@ -148,6 +152,7 @@ export class Journal {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = openSync(this.path, 'r+', 0o600);
     this.rewrittenSize = statSync(this.path).size;
+    this.end = this.rewrittenSize;
     this.sinceRewrite = 0;
   }
 
@@ -170,6 +175,7 @@ export class Journal {
     fsyncSync(fd);
     this.fd = fd;
     this.rewrittenSize = HEADER_BYTES;
+    this.end = HEADER_BYTES;
     this.sinceRewrite = 0;
     return { changes: [] };
   }
