@@ -2,7 +2,8 @@
  * One workspace's embedded analytical database (DuckDB, through @duckdb/node-api), locked down at
  * birth: in memory, no file or network access (so no spill file either), no extension loading, a
  * memory limit, its own threads, and the configuration locked so no statement can loosen any of it.
- * Each workspace gets an instance of its own: a query of one can name nothing of another.
+ * Each workspace gets an instance of its own, in a process of its own (host.ts, remote.ts): a query
+ * of one can name nothing of another, and one that outgrows its limits takes only its own workspace down.
  *
  * The native engine is loaded on first use only, so a server that never asks the mirror anything
  * pays nothing for it at start, in memory or per call.
@@ -27,6 +28,30 @@ export class MirrorUnavailable extends Error {
   override name = 'MirrorUnavailable';
 }
 
+export class QueryRefused extends Error {
+  override name = 'QueryRefused';
+}
+
+export interface QueryLimits {
+  maxRows: number;
+  /** The statement is interrupted after this long. */
+  timeoutMs: number;
+}
+
+export interface QueryAnswer {
+  columns: Array<{ name: string; type: string }>;
+  rows: Plain[][];
+  /** At least one row beyond `maxRows` exists. */
+  more: boolean;
+  ms: number;
+}
+
+/** A bound value as it crosses to the engine's process: plain, with a list of text and a time (epoch ms) marked as such. */
+export type Param = string | number | boolean | null | { texts: string[] } | { time: number };
+
+/** One statement of a transaction, or rows appended to a table, in the column order it declares. */
+export type TransactionStep = { run: string; values?: Param[] } | { append: string; rows: readonly Row[] };
+
 export interface DatabaseOptions {
   memoryLimitMb: number;
   /** Threads a query of this workspace may use; few, so that one tenant's query cannot take the machine. */
@@ -43,13 +68,17 @@ export type Plain = string | number | boolean | null | Plain[] | { [key: string]
  */
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly tables: Map<string, TableDefinition>;
 
   private constructor(
     private readonly engine: DuckDB,
     private readonly instance: DuckDBInstance,
     private readonly own: DuckDBConnection,
     readonly people: DuckDBConnection,
-  ) {}
+    tables: readonly TableDefinition[],
+  ) {
+    this.tables = new Map(tables.map((table) => [table.name, table]));
+  }
 
   static async open(options: DatabaseOptions, tables: readonly TableDefinition[]): Promise<Database> {
     const engine = await loadEngine();
@@ -73,7 +102,7 @@ export class Database {
     await own.run('SET lock_configuration = true');
     const people = await instance.connect();
     await people.run('USE workspace');
-    return new Database(engine, instance, own, people);
+    return new Database(engine, instance, own, people, tables);
   }
 
   /** Runs on the mirror's own connection, after whatever it is already running. */
@@ -84,19 +113,19 @@ export class Database {
   }
 
   /** The mirror's own read: rows as plain objects. */
-  rows(sql: string, values: DuckDBValue[] = []): Promise<Array<Record<string, Plain>>> {
-    return this.exclusive(async () => plainRows(await this.own.runAndReadAll(sql, values)));
+  rows(sql: string, values: Param[] = []): Promise<Array<Record<string, Plain>>> {
+    return this.exclusive(async () => plainRows(await this.own.runAndReadAll(sql, this.bound(values))));
   }
 
-  /** Several statements in one transaction; rolled back whole if one fails. */
-  transaction(work: (step: Step) => Promise<void>): Promise<void> {
+  /** Several steps in one transaction; rolled back whole if one fails. */
+  transaction(steps: readonly TransactionStep[]): Promise<void> {
     return this.exclusive(async () => {
       await this.own.run('BEGIN TRANSACTION');
       try {
-        await work({
-          run: async (sql, values = []) => void (await this.own.run(sql, values)),
-          append: (table, rows) => this.append(table, rows),
-        });
+        for (const step of steps) {
+          if ('run' in step) await this.own.run(step.run, this.bound(step.values ?? []));
+          else await this.append(step.append, step.rows);
+        }
         await this.own.run('COMMIT');
       } catch (error) {
         await this.own.run('ROLLBACK').catch(() => undefined);
@@ -105,7 +134,46 @@ export class Database {
     });
   }
 
-  private async append(table: TableDefinition, rows: readonly Row[]): Promise<void> {
+  /**
+   * People's SQL, already judged by the guard, on its own connection: interrupted at the time
+   * limit, and read to one row past `maxRows` so that the answer can say more exist.
+   */
+  async query(sql: string, limits: QueryLimits): Promise<QueryAnswer> {
+    const started = Date.now();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.people.interrupt();
+    }, limits.timeoutMs);
+    try {
+      const reader = await this.people.streamAndReadUntil(sql, limits.maxRows + 1);
+      const names = reader.columnNames();
+      const types = reader.columnTypes().map(String);
+      const read = reader.getRowsJS();
+      const rows = read.slice(0, limits.maxRows).map((row) => row.map(toPlain));
+      return { columns: names.map((name, index) => ({ name, type: types[index] })), rows, more: read.length > limits.maxRows, ms: Date.now() - started };
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0];
+      if (timedOut) throw new QueryRefused(`Stopped after ${limits.timeoutMs / 1000} s, the time limit of a query; narrow it (a WHERE on createdAt, fewer joins).`);
+      if (/out of memory/i.test(message))
+        throw new QueryRefused(`Stopped: the query needs more memory than the mirror may use (SVC_MIRROR_MAX_MB); aggregate before joining, or narrow it. (${message})`);
+      throw new QueryRefused(`The query failed: ${message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private bound(values: readonly Param[]): DuckDBValue[] {
+    return values.map((value) => {
+      if (value === null || typeof value !== 'object') return value;
+      if ('texts' in value) return this.engine.listValue(value.texts);
+      return this.engine.timestampValue(BigInt(Math.trunc(value.time)) * 1000n);
+    });
+  }
+
+  private async append(name: string, rows: readonly Row[]): Promise<void> {
+    const table = this.tables.get(name);
+    if (!table) throw new Error(`internal: the mirror has no table ${name}`);
     if (rows.length === 0) return;
     const appender = await this.own.createAppender(table.name);
     try {
@@ -124,12 +192,6 @@ export class Database {
     return this.exclusive(async () => void (await this.own.run('CHECKPOINT')));
   }
 
-  /** Bytes the engine holds for this workspace now (tables, indexes, buffers). */
-  async memoryBytes(): Promise<number> {
-    const [row] = await this.rows('SELECT CAST(coalesce(sum(memory_usage_bytes), 0) AS DOUBLE) AS bytes FROM duckdb_memory()');
-    return Number(row?.bytes ?? 0);
-  }
-
   /** Parses SQL with the engine's own parser, to JSON (SELECT statements only), without running it. */
   async parse(sql: string): Promise<unknown> {
     const [row] = await this.rows('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
@@ -141,11 +203,6 @@ export class Database {
     this.own.closeSync();
     this.instance.closeSync();
   }
-}
-
-export interface Step {
-  run(sql: string, values?: DuckDBValue[]): Promise<void>;
-  append(table: TableDefinition, rows: readonly Row[]): Promise<void>;
 }
 
 const SQL_TYPES: Record<ColumnType, string> = {

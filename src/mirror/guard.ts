@@ -6,7 +6,8 @@
  * reads settings, variables, the catalog or files, or builds a value as large as an argument asks;
  * at most MAX_TABLE_READS table reads once CTEs are expanded. The database refuses file and network
  * access and locks its settings besides (database.ts), so a gap here still reaches no file, URL,
- * setting or other workspace.
+ * setting or other workspace; and it runs in the workspace's own process, which is ended past its
+ * memory ceiling or its time limit (remote.ts), so a cost the guard cannot see takes down no more.
  */
 
 /** Table functions that only generate rows (a calendar of days): bounded by the query's time and memory limits. */
@@ -16,7 +17,7 @@ const ROW_GENERATORS = new Set(['range', 'generate_series', 'unnest']);
  * The most table reads a statement may expand to, a CTE counting once per use. The engine plans
  * before it runs and does not stop planning when interrupted: 100 joins took 0.8 s to plan, 150
  * took 5 s, and 16 CTEs each joining the one before twice (816 characters) took 11 s past a 2 s
- * interrupt, holding a thread of the process. 64 reads plan in about 0.1 s.
+ * interrupt. 64 reads plan in about 0.1 s.
  */
 export const MAX_TABLE_READS = 64;
 
@@ -28,7 +29,7 @@ const REFUSED_FUNCTION =
  * Functions whose one call builds a value as large as an argument says, in memory the engine's
  * limit does not count and in a call its interrupt does not stop: `list_resize([1], 100000000)` took
  * 8.5 GB and 28 s past a 3 s interrupt, `printf('%500000000d', 1)` 1 GB. None has a use over the
- * mirror's data that strftime, concat or a CASE does not serve.
+ * mirror's data that strftime, concat or a CASE does not serve: refused here, they cost no host its end.
  */
 const SIZED_BY_ARGUMENT = new Set(['list_resize', 'array_resize', 'repeat', 'lpad', 'rpad', 'printf', 'format', 'bitstring']);
 

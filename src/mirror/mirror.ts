@@ -1,45 +1,11 @@
-import Bottleneck from 'bottleneck';
-import type { DuckDBValue } from '@duckdb/node-api';
-import { type Database, loadEngine, quoteName, toPlain, type Plain } from './database.js';
+import { quoteName, QueryRefused, type Param, type Plain, type QueryAnswer, type QueryLimits, type TransactionStep } from './database.js';
 import { judgeSql } from './guard.js';
 import type { Journal } from './journal.js';
+import type { RemoteDatabase } from './remote.js';
 import type { Change, Condition, TableDefinition, Value } from './schema.js';
-
-export interface QueryLimits {
-  maxRows: number;
-  /** The statement is interrupted after this long. */
-  timeoutMs: number;
-}
-
-export interface QueryAnswer {
-  columns: Array<{ name: string; type: string }>;
-  rows: Plain[][];
-  /** At least one row beyond `maxRows` exists. */
-  more: boolean;
-  ms: number;
-}
-
-export class QueryRefused extends Error {
-  override name = 'QueryRefused';
-}
 
 /** Rows a snapshot reads at a time when the journal is rewritten. */
 const SNAPSHOT_ROWS = 5000;
-
-/**
- * People's queries running at once in the process, all workspaces together. The engine's calls run
- * on Node's thread pool (4 threads), which file reads, compression and crypto share; a statement can
- * hold a thread long past its interrupt (`SELECT len(range(30000000))` held one 46 s past a 1 s
- * limit, as the engine builds the list in one uninterruptible call). Four such queries from four
- * keys held every thread: a file read of the process waited 46 s. Two at once leave the rest free.
- */
-export const PEOPLE_QUERIES_AT_ONCE = 2;
-
-/**
- * First come, first served, shared by every workspace's mirror (Bottleneck, which the upstream
- * limiter uses too); made with the first query, as this module loads with every start.
- */
-let peopleSlots: Bottleneck | undefined;
 
 /**
  * One workspace's mirror: its database, the tables the catalog declared, and, on disk, the journal
@@ -59,7 +25,7 @@ export class WorkspaceMirror {
   constructor(
     /** Names the mirror in logs and status, never the key: an HMAC of it. */
     readonly id: string,
-    private readonly db: Database,
+    private readonly db: RemoteDatabase,
     tables: readonly TableDefinition[],
     private readonly journal?: Journal,
   ) {
@@ -80,16 +46,16 @@ export class WorkspaceMirror {
 
   /** Applies a batch read back from the journal, which already holds it. */
   async restore(changes: readonly Change[]): Promise<void> {
-    await this.db.transaction(async (step) => {
-      for (const change of changes) await this.applyOne(change, step);
-    });
+    await this.db.transaction(changes.flatMap((change) => this.stepsOf(change)));
   }
 
   /** The mirror's own reads (never people's text): plain rows. A list of values binds as a list of text. */
   async rows(sql: string, values: ReadonlyArray<string | number | boolean | null | readonly string[]> = []): Promise<Array<Record<string, Plain>>> {
     this.lastUsed = Date.now();
-    const bound = await Promise.all(values.map((value) => (Array.isArray(value) ? textList(value) : (value as DuckDBValue))));
-    return this.db.rows(sql, bound);
+    return this.db.rows(
+      sql,
+      values.map((value) => (Array.isArray(value) ? textList(value) : (value as Param))),
+    );
   }
 
   /** Runs `work` once every earlier `exclusive` work of this workspace has ended: one sync at a time. */
@@ -104,34 +70,9 @@ export class WorkspaceMirror {
     this.lastUsed = Date.now();
     const verdict = judgeSql(await this.db.parse(sql), this.readable);
     if (!verdict.ok) throw new QueryRefused(`Refused: ${verdict.reason}. Nothing was run.`);
-    const run = this.querying.then(() => (peopleSlots ??= new Bottleneck({ maxConcurrent: PEOPLE_QUERIES_AT_ONCE })).schedule(() => this.runLimited(sql, limits)));
+    const run = this.querying.then(() => this.db.query(sql, limits));
     this.querying = run.catch(() => undefined);
     return run;
-  }
-
-  private async runLimited(sql: string, limits: QueryLimits): Promise<QueryAnswer> {
-    const started = Date.now();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      this.db.people.interrupt();
-    }, limits.timeoutMs);
-    try {
-      const reader = await this.db.people.streamAndReadUntil(sql, limits.maxRows + 1);
-      const names = reader.columnNames();
-      const types = reader.columnTypes().map(String);
-      const read = reader.getRowsJS();
-      const rows = read.slice(0, limits.maxRows).map((row) => row.map(toPlain));
-      return { columns: names.map((name, index) => ({ name, type: types[index] })), rows, more: read.length > limits.maxRows, ms: Date.now() - started };
-    } catch (error) {
-      const message = (error as Error).message.split('\n')[0];
-      if (timedOut) throw new QueryRefused(`Stopped after ${limits.timeoutMs / 1000} s, the time limit of a query; narrow it (a WHERE on createdAt, fewer joins).`);
-      if (/out of memory/i.test(message))
-        throw new QueryRefused(`Stopped: the query needs more memory than the mirror may use (SVC_MIRROR_MAX_MB); aggregate before joining, or narrow it. (${message})`);
-      throw new QueryRefused(`The query failed: ${message}`);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   memoryBytes(): Promise<number> {
@@ -170,30 +111,31 @@ export class WorkspaceMirror {
     this.db.close();
   }
 
-  private async applyOne(change: Change, step: Parameters<Parameters<Database['transaction']>[0]>[0]): Promise<void> {
+  private stepsOf(change: Change): TransactionStep[] {
     if ('put' in change) {
       const table = this.table(change.put);
       this.column(table, change.key);
-      if (change.keys.length) await step.run(`DELETE FROM ${quoteName(table.name)} WHERE ${quoteName(change.key)} IN (SELECT unnest($1))`, [await textList(change.keys)]);
-      await step.append(table, change.rows);
-    } else if ('insert' in change) {
-      await step.append(this.table(change.insert), change.rows);
-    } else if ('replace' in change) {
-      const table = this.table(change.replace);
-      await step.run(`DELETE FROM ${quoteName(table.name)}`);
-      await step.append(table, change.rows);
-    } else if ('delete' in change) {
-      const table = this.table(change.delete);
-      const where = await this.where(table, change.where, 1);
-      await step.run(`DELETE FROM ${quoteName(table.name)} WHERE ${where.sql}`, where.values);
-    } else {
-      const table = this.table(change.update);
-      const set = Object.entries(change.set);
-      const assignments = set.map(([name], index) => `${quoteName(this.column(table, name).name)} = $${index + 1}`);
-      const values = await Promise.all(set.map(([name, value]) => bound(this.column(table, name).type, value)));
-      const where = await this.where(table, change.where, set.length + 1);
-      await step.run(`UPDATE ${quoteName(table.name)} SET ${assignments.join(', ')} WHERE ${where.sql}`, [...values, ...where.values]);
+      const removed: TransactionStep[] = change.keys.length
+        ? [{ run: `DELETE FROM ${quoteName(table.name)} WHERE ${quoteName(change.key)} IN (SELECT unnest($1))`, values: [textList(change.keys)] }]
+        : [];
+      return [...removed, { append: table.name, rows: change.rows }];
     }
+    if ('insert' in change) return [{ append: this.table(change.insert).name, rows: change.rows }];
+    if ('replace' in change) {
+      const table = this.table(change.replace);
+      return [{ run: `DELETE FROM ${quoteName(table.name)}` }, { append: table.name, rows: change.rows }];
+    }
+    if ('delete' in change) {
+      const table = this.table(change.delete);
+      const where = this.where(table, change.where, 1);
+      return [{ run: `DELETE FROM ${quoteName(table.name)} WHERE ${where.sql}`, values: where.values }];
+    }
+    const table = this.table(change.update);
+    const set = Object.entries(change.set);
+    const assignments = set.map(([name], index) => `${quoteName(this.column(table, name).name)} = $${index + 1}`);
+    const values = set.map(([name, value]) => bound(this.column(table, name).type, value));
+    const where = this.where(table, change.where, set.length + 1);
+    return [{ run: `UPDATE ${quoteName(table.name)} SET ${assignments.join(', ')} WHERE ${where.sql}`, values: [...values, ...where.values] }];
   }
 
   private table(name: string): TableDefinition {
@@ -208,23 +150,23 @@ export class WorkspaceMirror {
     return column;
   }
 
-  private async where(table: TableDefinition, condition: Condition, first: number): Promise<{ sql: string; values: DuckDBValue[] }> {
+  private where(table: TableDefinition, condition: Condition, first: number): { sql: string; values: Param[] } {
     const parts: string[] = [];
-    const values: DuckDBValue[] = [];
+    const values: Param[] = [];
     for (const [name, wanted] of Object.entries(condition)) {
       const column = this.column(table, name);
       const quoted = quoteName(column.name);
       if (wanted === null || wanted === undefined) {
         parts.push(`${quoted} IS NULL`);
       } else if (typeof wanted === 'object' && 'in' in wanted && Array.isArray(wanted.in)) {
-        values.push(await textList(wanted.in));
+        values.push(textList(wanted.in));
         parts.push(`${quoted} IN (SELECT unnest($${first + values.length - 1}))`);
       } else if (typeof wanted === 'object' && 'from' in wanted) {
         const range = wanted as { from: number; to: number };
         values.push(range.from, range.to);
         parts.push(`${quoted} BETWEEN epoch_ms(CAST($${first + values.length - 2} AS BIGINT)) AND epoch_ms(CAST($${first + values.length - 1} AS BIGINT))`);
       } else {
-        values.push(await bound(column.type, wanted as Value));
+        values.push(bound(column.type, wanted as Value));
         parts.push(`${quoted} = $${first + values.length - 1}`);
       }
     }
@@ -233,16 +175,15 @@ export class WorkspaceMirror {
   }
 }
 
-async function textList(values: readonly Value[]): Promise<DuckDBValue> {
-  const engine = await loadEngine();
-  return engine.listValue(values.map((value) => String(value)));
+function textList(values: readonly Value[]): Param {
+  return { texts: values.map((value) => String(value)) };
 }
 
-async function bound(type: TableDefinition['columns'][number]['type'], value: Value): Promise<DuckDBValue> {
+function bound(type: TableDefinition['columns'][number]['type'], value: Value): Param {
   if (value === null || value === undefined) return null;
-  if (type === 'time') return (await loadEngine()).timestampValue(BigInt(Math.trunc(Number(value))) * 1000n);
+  if (type === 'time') return { time: Number(value) };
   if (type === 'json') return JSON.stringify(value);
-  if (type === 'texts') return (await loadEngine()).listValue((value as unknown[]).map(String));
+  if (type === 'texts') return textList(value as unknown[] as Value[]);
   if (typeof value === 'object') return JSON.stringify(value);
   return value;
 }

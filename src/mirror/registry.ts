@@ -2,9 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { Database } from './database.js';
 import { Journal, journalName } from './journal.js';
 import { WorkspaceMirror } from './mirror.js';
+import { RemoteDatabase } from './remote.js';
 import type { TableDefinition } from './schema.js';
 
 /** Threads each workspace's engine may use: enough for a year's grouping in milliseconds, never the whole machine. */
@@ -113,6 +113,19 @@ export class MirrorRegistry {
     for (const mirror of held) mirror?.close();
   }
 
+  /** A mirror's host ended on its own (past a limit): forgotten, and the reason kept for the next question. */
+  private lost(id: string, reason: string): void {
+    const mirror = this.open.get(id);
+    this.open.delete(id);
+    // Its journal's file stays for the next question, but this handle on it goes.
+    void mirror?.then(
+      (held) => held.close(),
+      () => undefined,
+    );
+    this.dropped.set(id, { at: Date.now(), reason: `stopped (${reason})` });
+    this.options.logger.warn({ mirror: id, reason }, 'workspace mirror stopped');
+  }
+
   private close(mirror: WorkspaceMirror, reason: string): void {
     this.open.delete(mirror.id);
     this.dropped.set(mirror.id, { at: Date.now(), reason });
@@ -122,7 +135,15 @@ export class MirrorRegistry {
 
   private async create(id: string, apiKey: string): Promise<WorkspaceMirror> {
     const { config, tables, logger } = this.options;
-    const db = await Database.open({ memoryLimitMb: config.mirrorMaxMb, threads: THREADS }, tables);
+    const db = await RemoteDatabase.open(
+      {
+        memoryLimitMb: config.mirrorMaxMb,
+        threads: THREADS,
+        onLost: (reason) => this.lost(id, reason),
+        onStderr: (line) => logger.warn({ mirror: id, line }, "the mirror's engine wrote to stderr"),
+      },
+      tables,
+    );
     if (config.mirror !== 'disk' || !config.mirrorSecret) return new WorkspaceMirror(id, db, tables);
     const journal = Journal.at(config.stateDir, config.mirrorSecret, apiKey);
     const mirror = new WorkspaceMirror(id, db, tables, journal);

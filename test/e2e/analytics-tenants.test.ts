@@ -110,6 +110,39 @@ describe("each workspace's mirror", () => {
     expect(stats.requests).toBeGreaterThan(1);
   });
 
+  it('ends only its own engine when a statement outgrows its limits: the server and the other workspace answer on, and on disk the mirror reopens from its file', async () => {
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-mirror-'));
+    const { runtime, logs } = await startRuntime({ SVC_MIRROR: 'disk', SVC_MIRROR_SECRET: SECRET, SVC_STATE_DIR: stateDir, SVC_MIRROR_MAX_MB: '256', SVC_MIRROR_QUERY_TIMEOUT_MS: '100' });
+    const hostile = await clientOf(runtime, sandbox.keys.admin);
+    const other = await clientOf(runtime, sandbox.keys.otherWorkspace);
+    structured(await hostile('sync_workspace', {}));
+    structured(await other('sync_workspace', {}));
+    const count = 'SELECT count(*) AS n FROM conversations';
+    const held = structured(await hostile('query_workspace', { sql: count })).rows;
+    const otherHeld = structured(await other('query_workspace', { sql: count })).rows;
+
+    // One engine call builds a 1.6 GB list, outside the engine's memory limit and its interrupt: in
+    // the server's process it would have taken every tenant down.
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampling = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
+    const [huge, meanwhile] = await Promise.all([hostile('query_workspace', { sql: 'SELECT len(range(200000000)) AS n' }), other('query_workspace', { sql: count })]);
+    clearInterval(sampling);
+    expect(textOf(huge)).toMatch(/stopped: its engine's process reached \d+ MB, past its ceiling of 640 MB\. Only this workspace's mirror/);
+    expect(structured(meanwhile).rows).toEqual(otherHeld);
+    expect(peak - before).toBeLessThan(300 * 1024 * 1024);
+
+    // One the interrupt cannot stop, small in memory: ended KILL_GRACE_MS past the time limit.
+    const endless = await hostile('query_workspace', { sql: 'SELECT list_reduce(range(20000000), (a, b) -> a + b) AS n' });
+    expect(textOf(endless)).toMatch(/stopped: a query_workspace statement went on 1 s past its time limit of 0.1 s/);
+
+    sandbox.clearRequests();
+    expect(structured(await hostile('query_workspace', { sql: count })).rows).toEqual(held);
+    expect(apiRequests(sandbox).filter((request) => request.path === '/v2/hc-interactions/public')).toHaveLength(0);
+    expect(structured(await other('query_workspace', { sql: count })).rows).toEqual(otherHeld);
+    expect(logs()).toMatch(/workspace mirror stopped/);
+  });
+
   it('answers a revoked key nothing more once its verdict is older than SVC_MIRROR_MAX_AGE_MS, and forgets its mirror', async () => {
     const { runtime } = await startRuntime({ SVC_MIRROR_MAX_AGE_MS: '0' });
     const key = sandbox.keys.readOnly;

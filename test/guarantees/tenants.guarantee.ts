@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeRequest, madeUpKey, waitFor } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
@@ -178,5 +179,48 @@ describe('§10.3 the per-key and total caps hold', () => {
     expect((await initialize(server.url, admin)).status).toBe(429);
     await Promise.all(busy.map(async (response) => (await response).text()));
     await sandbox.clearFaults();
+  });
+});
+
+describe("§14 one tenant's query cannot take the server down", () => {
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServerProcess({ env: { ...upstreamEnv(sandbox), SVC_API_KEY: '', SVC_MIRROR: 'memory', SVC_MIRROR_MAX_MB: '256' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("a statement that builds a 1.6 GB list in one engine call ends its own workspace's engine, not the server, and the other workspace answers on", async () => {
+    const hostile = await connectHttp(server.url, { key: sandbox.keys.admin });
+    const other = await connectHttp(server.url, { key: sandbox.keys.otherWorkspace });
+    try {
+      const count = { sql: 'SELECT count(*) AS n FROM agents' };
+      expect((await call(hostile.client, 'query_workspace', count)).isError).toBeFalsy();
+      const otherHeld = await call(other.client, 'query_workspace', count);
+      expect(otherHeld.isError).toBeFalsy();
+      // Each workspace's engine runs in a child of its own that was given no environment: no key, no secret.
+      const hosts = readdirSync(`/proc/${server.child.pid}/task`).flatMap((task) => readFileSync(`/proc/${server.child.pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+      expect(hosts).toHaveLength(2);
+      for (const host of hosts) {
+        const environment = readFileSync(`/proc/${host}/environ`, 'utf8').split('\0').filter(Boolean);
+        expect(environment.map((entry) => entry.split('=')[0]).sort()).toEqual(['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+      }
+      const [huge, meanwhile] = await Promise.all([call(hostile.client, 'query_workspace', { sql: 'SELECT len(range(200000000)) AS n' }), call(other.client, 'query_workspace', count)]);
+      expect(huge.isError).toBe(true);
+      expect(JSON.stringify(huge.content)).toMatch(/past its ceiling of 640 MB/);
+      expect(meanwhile.structuredContent?.rows).toEqual(otherHeld.structuredContent?.rows);
+      // The server's own peak: the list was built, and ended, elsewhere.
+      const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
+      expect(peakMb).toBeLessThan(400);
+      expect(server.child.exitCode).toBeNull();
+      // In memory, the workspace's mirror is read again on the next question, and says why.
+      const again = await call(hostile.client, 'conversation_stats', { since: '7d' });
+      expect(again.isError).toBeFalsy();
+      expect(JSON.stringify(again.content)).toMatch(/It had been stopped \(its engine's process reached \d+ MB/);
+    } finally {
+      await hostile.close();
+      await other.close();
+    }
   });
 });

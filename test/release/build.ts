@@ -77,7 +77,8 @@ export async function buildCli(outdir = path.join(ROOT, 'dist'), options: { mini
   // The catalog's JSON Schemas, converted here rather than at every start (src/engine/schema.ts).
   const schemas = Object.fromEntries(catalog.flatMap((group) => group.tools).map((tool) => [tool.name, toolSchemasOf(tool)]));
   const define = { PREBUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) };
-  const metafile = await bundle({ entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts') }, outdir, minify: options.minify, define });
+  // Each workspace's mirror runs in a process of its own, started from dist/mirror-host.js (src/mirror/remote.ts).
+  const metafile = await bundle({ entryPoints: { 'svc-mcp': path.join(ROOT, 'src/cli.ts'), 'mirror-host': path.join(ROOT, 'src/mirror/host.ts') }, outdir, minify: options.minify, define });
   return { entry: path.join(outdir, ENTRY_NAME), metafile };
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Database } from '../../src/mirror/database.js';
 import { judgeSql } from '../../src/mirror/guard.js';
 import { Journal } from '../../src/mirror/journal.js';
-import { PEOPLE_QUERIES_AT_ONCE, WorkspaceMirror } from '../../src/mirror/mirror.js';
 import { MirrorRegistry } from '../../src/mirror/registry.js';
 import type { Change } from '../../src/mirror/schema.js';
 import { createLogger } from '../../src/log.js';
@@ -57,6 +57,33 @@ describe("the mirror's journal on disk", () => {
     expect(new Journal(file, 'another-secret-that-is-long-enough-!!!', KEY).replay().changes).toHaveLength(0);
     writeFileSync(file, original);
     expect(new Journal(file, SECRET, `svc_${'b2'.repeat(16)}`).replay().changes).toHaveLength(0);
+  });
+
+  it('keeps every batch through any order of appends, reopenings and rewrites: a reopened or rewritten file is appended to, never written over', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-mcp-journal-'));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('append', 'reopen', 'rewrite'), { minLength: 1, maxLength: 12 }), (operations) => {
+        const key = `svc_${randomUUID().replaceAll('-', '')}`;
+        let journal = Journal.at(dir, SECRET, key);
+        journal.replay();
+        const held: Change[][] = [];
+        for (const operation of operations) {
+          if (operation === 'append') {
+            held.push(batch(held.length));
+            journal.append(held.at(-1)!);
+          } else if (operation === 'rewrite') {
+            journal.rewrite(held);
+          } else {
+            journal.close();
+            journal = Journal.at(dir, SECRET, key);
+            expect(journal.replay()).toEqual({ changes: held });
+          }
+        }
+        journal.close();
+        expect(Journal.at(dir, SECRET, key).replay()).toEqual({ changes: held });
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('names its file by an HMAC of the key: nothing of the key in the name', () => {
@@ -187,35 +214,6 @@ describe("people's SQL", () => {
     await expect(db.people.run('SET enable_external_access = true')).rejects.toThrow(/locked|Cannot change/);
     await expect(db.people.run("ATTACH '/tmp/svc-mcp-attach.db' AS other")).rejects.toThrow(/disabled|Permission/);
     await expect(db.people.run('INSTALL httpfs')).rejects.toThrow();
-  });
-});
-
-describe("people's queries across workspaces", () => {
-  it('run at most PEOPLE_QUERIES_AT_ONCE at a time, so that statements the engine cannot interrupt leave Node threads free', async () => {
-    const databases = await Promise.all(Array.from({ length: 5 }, () => Database.open({ memoryLimitMb: 64, threads: 1 }, MIRROR_TABLES)));
-    let running = 0;
-    let most = 0;
-    for (const db of databases) {
-      const original = db.people.streamAndReadUntil.bind(db.people);
-      // Each statement holds its place a while, as one the engine cannot stop would: overlaps are certain, not timed.
-      vi.spyOn(db.people, 'streamAndReadUntil').mockImplementation(async (...args) => {
-        most = Math.max(most, ++running);
-        try {
-          await new Promise((resolve) => setTimeout(resolve, 30));
-          return await original(...args);
-        } finally {
-          running--;
-        }
-      });
-    }
-    try {
-      const mirrors = databases.map((db, index) => new WorkspaceMirror(String(index), db, MIRROR_TABLES));
-      const answers = await Promise.all(mirrors.flatMap((mirror) => [1, 2].map((n) => mirror.query(`SELECT ${n} AS n`, { maxRows: 5, timeoutMs: 5000 }))));
-      expect(answers.map((answer) => answer.rows[0][0])).toEqual(mirrors.flatMap(() => [1, 2]));
-      expect(most).toBe(PEOPLE_QUERIES_AT_ONCE);
-    } finally {
-      for (const db of databases) db.close();
-    }
   });
 });
 
