@@ -42,7 +42,9 @@ async function perform(call: HostRequest['call'], args: unknown[]): Promise<unkn
     case 'parse':
       return db.parse(args[0] as string);
     case 'compact':
-      return db.compact();
+      await db.compact();
+      globalThis.gc?.();
+      return null;
     case 'memoryBytes':
       return process.memoryUsage.rss();
   }

@@ -61,7 +61,9 @@ export class RemoteDatabase {
   }
 
   static async open(options: RemoteOptions, tables: readonly TableDefinition[]): Promise<RemoteDatabase> {
-    const child = fork(await hostEntry(), [], { env: {}, execArgv: [], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    // A small young generation and a collection after each compaction: the host's own objects are
+    // batches in passing, and what V8 would keep of them for speed is memory SVC_MIRROR_MAX_MB counts.
+    const child = fork(await hostEntry(), [], { env: {}, execArgv: ['--expose-gc', '--max-semi-space-size=2'], serialization: 'json', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     const database = new RemoteDatabase(child, options);
     const hostOptions: HostOptions = { memoryLimitMb: options.memoryLimitMb, threads: options.threads, rssCeilingMb: options.memoryLimitMb + HOST_HEADROOM_MB };
     try {

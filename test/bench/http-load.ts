@@ -4,7 +4,7 @@
  * latency, and the server process's CPU time from /proc (user + system clock ticks).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -35,6 +35,24 @@ export function memoryOf(pid: number): { peak: number; now: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
+}
+
+/**
+ * Memory in MB of a process's children (a server's mirror hosts) together: `rss` and `peak` (VmHWM,
+ * peaks summed: an upper bound of their peak at once) as each reports them, and `shared`, the pages
+ * each shares with other processes (the Node binary, mapped by the server too), which a sum of RSS
+ * counts twice. What a host adds to the machine is its RSS less `shared`.
+ */
+export function childrenMemory(pid: number): { peak: number; rss: number; shared: number } {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+  const sharedOf = (child: string) => Number(/^Shared_Clean:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  return children.reduce(
+    (sum, child) => {
+      const memory = memoryOf(Number(child));
+      return { peak: sum.peak + memory.peak, rss: sum.rss + memory.now, shared: sum.shared + sharedOf(child) };
+    },
+    { peak: 0, rss: 0, shared: 0 },
+  );
 }
 
 /** Starts `node [nodeArgs] script [args]` with `env`, on a free port given by `args(port)`, and waits for /healthz. */
