@@ -54,7 +54,9 @@ export class MirrorRegistry {
     if (!mirror) {
       mirror = this.create(id, apiKey);
       this.open.set(id, mirror);
-      mirror.catch(() => this.open.delete(id));
+      const opening = mirror;
+      // Only this opening is forgotten: a newer one may hold the name by the time it fails.
+      opening.catch(() => this.open.get(id) === opening && this.open.delete(id));
     }
     return mirror;
   }
@@ -97,13 +99,16 @@ export class MirrorRegistry {
   async fitMemory(keep?: WorkspaceMirror): Promise<void> {
     const limit = this.options.config.mirrorMaxMb * 1024 * 1024;
     const held = (await Promise.all([...this.open.values()].map((mirror) => mirror.catch(() => undefined)))).filter((mirror): mirror is WorkspaceMirror => mirror !== undefined);
-    const sizes = new Map(await Promise.all(held.map(async (mirror) => [mirror, await mirror.memoryBytes()] as const)));
-    let total = [...sizes.values()].reduce((sum, bytes) => sum + bytes, 0);
-    const byAge = held.filter((mirror) => mirror !== keep).sort((a, b) => a.lastUsed - b.lastUsed);
-    for (const mirror of byAge) {
+    // A host lost or closed meanwhile (another key's query past its limits, another fit) holds
+    // nothing any more: it must not fail this key's call, nor be closed again under its name.
+    const sized = await Promise.all(held.map(async (mirror) => ({ mirror, bytes: await mirror.memoryBytes().catch(() => undefined) })));
+    const alive = sized.filter((entry): entry is { mirror: WorkspaceMirror; bytes: number } => entry.bytes !== undefined);
+    let total = alive.reduce((sum, entry) => sum + entry.bytes, 0);
+    const byAge = alive.filter((entry) => entry.mirror !== keep).sort((a, b) => a.mirror.lastUsed - b.mirror.lastUsed);
+    for (const { mirror, bytes } of byAge) {
       if (total <= limit) break;
-      total -= sizes.get(mirror) ?? 0;
-      this.close(mirror, `dropped to keep all mirrors within SVC_MIRROR_MAX_MB=${this.options.config.mirrorMaxMb} (least recently used)`);
+      total -= bytes;
+      await this.close(mirror, `dropped to keep all mirrors within SVC_MIRROR_MAX_MB=${this.options.config.mirrorMaxMb} (least recently used)`);
     }
   }
 
@@ -126,7 +131,10 @@ export class MirrorRegistry {
     this.options.logger.warn({ mirror: id, reason }, 'workspace mirror stopped');
   }
 
-  private close(mirror: WorkspaceMirror, reason: string): void {
+  private async close(mirror: WorkspaceMirror, reason: string): Promise<void> {
+    const entry = this.open.get(mirror.id);
+    // The name may already belong to a newer opening (this one was lost, and closed then, and asked for again): that one stays.
+    if (!entry || (await entry.catch(() => undefined)) !== mirror || this.open.get(mirror.id) !== entry) return;
     this.open.delete(mirror.id);
     this.dropped.set(mirror.id, { at: Date.now(), reason });
     this.options.logger.info({ mirror: mirror.id, reason }, 'workspace mirror closed');
@@ -147,10 +155,16 @@ export class MirrorRegistry {
     if (config.mirror !== 'disk' || !config.mirrorSecret) return new WorkspaceMirror(id, db, tables);
     const journal = Journal.at(config.stateDir, config.mirrorSecret, apiKey);
     const mirror = new WorkspaceMirror(id, db, tables, journal);
-    const replay = journal.replay();
-    if (replay.stoppedEarly) logger.warn({ mirror: id, reason: replay.stoppedEarly }, "the mirror's file was not read to its end");
-    for (const changes of replay.changes) await mirror.restore(changes);
-    if (replay.changes.length) logger.info({ mirror: id, records: replay.changes.length }, 'workspace mirror resumed from disk');
+    try {
+      const replay = journal.replay();
+      if (replay.stoppedEarly) logger.warn({ mirror: id, reason: replay.stoppedEarly }, "the mirror's file was not read to its end");
+      for (const changes of replay.changes) await mirror.restore(changes);
+      if (replay.changes.length) logger.info({ mirror: id, records: replay.changes.length }, 'workspace mirror resumed from disk');
+    } catch (error) {
+      // Nothing holds this mirror once its opening fails: its host and its file's handle go with it.
+      mirror.close();
+      throw error;
+    }
     return mirror;
   }
 }
