@@ -319,7 +319,7 @@ export const OPTIONS: Option[] = [
     env: 'SVC_MIRROR_MAX_MB',
     flag: '--mirror-max-mb',
     value: 'MB',
-    help: "Memory the mirrors of all workspaces may hold together, each counted as its own engine process's resident memory (about 95 MB at rest); beyond it the least recently used workspace is dropped (a later question about it syncs again, and says so).",
+    help: "Memory the mirrors of all workspaces may hold together, each counted as its own engine process's resident memory (about 90 MB at rest); beyond it the least recently used workspace is dropped (a later question about it syncs again, and says so).",
     default: '1024',
   },
   {

@@ -118,43 +118,37 @@ export class MirrorRegistry {
     for (const mirror of held) mirror?.close();
   }
 
-  /** A mirror's host ended on its own (past a limit): forgotten, and the reason kept for the next question. */
-  private lost(id: string, reason: string): void {
-    const mirror = this.open.get(id);
-    this.open.delete(id);
-    // Its journal's file stays for the next question, but this handle on it goes.
-    void mirror?.then(
-      (held) => held.close(),
-      () => undefined,
-    );
-    this.dropped.set(id, { at: Date.now(), reason: `stopped (${reason})` });
-    this.options.logger.warn({ mirror: id, reason }, 'workspace mirror stopped');
-  }
-
-  private async close(mirror: WorkspaceMirror, reason: string): Promise<void> {
+  /**
+   * Forgets a held mirror and closes it (on disk its journal stays, and reopens on the next question),
+   * keeping why for that question: dropped to fit the budget, or its host stopped past a limit.
+   */
+  private async close(mirror: WorkspaceMirror, reason: string, how: 'dropped' | 'stopped' = 'dropped'): Promise<void> {
     const entry = this.open.get(mirror.id);
     // The name may already belong to a newer opening (this one was lost, and closed then, and asked for again): that one stays.
     if (!entry || (await entry.catch(() => undefined)) !== mirror || this.open.get(mirror.id) !== entry) return;
     this.open.delete(mirror.id);
     this.dropped.set(mirror.id, { at: Date.now(), reason });
-    this.options.logger.info({ mirror: mirror.id, reason }, 'workspace mirror closed');
+    if (how === 'stopped') this.options.logger.warn({ mirror: mirror.id, reason }, 'workspace mirror stopped');
+    else this.options.logger.info({ mirror: mirror.id, reason }, 'workspace mirror closed');
     mirror.close();
   }
 
   private async create(id: string, apiKey: string): Promise<WorkspaceMirror> {
     const { config, tables, logger } = this.options;
+    // A host lost while it opens fails the opening itself; once opened, its mirror is closed through the one path.
+    let opened: WorkspaceMirror | undefined;
     const db = await RemoteDatabase.open(
       {
         memoryLimitMb: config.mirrorMaxMb,
         threads: THREADS,
-        onLost: (reason) => this.lost(id, reason),
+        onLost: (reason) => void (opened && this.close(opened, `stopped (${reason})`, 'stopped')),
         onStderr: (line) => logger.warn({ mirror: id, line }, "the mirror's engine wrote to stderr"),
       },
       tables,
     );
-    if (config.mirror !== 'disk' || !config.mirrorSecret) return new WorkspaceMirror(id, db, tables);
+    if (config.mirror !== 'disk' || !config.mirrorSecret) return (opened = new WorkspaceMirror(id, db, tables));
     const journal = Journal.at(config.stateDir, config.mirrorSecret, apiKey);
-    const mirror = new WorkspaceMirror(id, db, tables, journal);
+    const mirror = (opened = new WorkspaceMirror(id, db, tables, journal));
     try {
       const replay = journal.replay();
       if (replay.stoppedEarly) logger.warn({ mirror: id, reason: replay.stoppedEarly }, "the mirror's file was not read to its end");

@@ -9,6 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { MirrorUnavailable, QueryRefused, type Param, type Plain, type QueryAnswer, type QueryLimits, type TransactionStep } from './database.js';
 import type { HostOptions, HostReply, HostRequest } from './host-protocol.js';
@@ -19,7 +20,7 @@ export const KILL_GRACE_MS = 1000;
 
 /**
  * Resident memory a host may hold beyond the engine's own limit: Node and the engine's library
- * (about 95 MB at rest), a sync's batch in flight, and the engine's memory outside its buffers.
+ * (about 90 MB at rest), a sync's batch in flight, and the engine's memory outside its buffers.
  */
 export const HOST_HEADROOM_MB = 384;
 
@@ -42,8 +43,8 @@ interface Pending {
 export class RemoteDatabase {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
-  private lostReason?: string;
-  private closed = false;
+  /** Set once, when the host is closed by the server or lost past a limit: every request after fails with it. */
+  private over?: { lost: boolean; reason: string };
 
   private constructor(
     private readonly child: ChildProcess,
@@ -52,12 +53,7 @@ export class RemoteDatabase {
     child.on('message', (reply: HostReply) => this.receive(reply));
     child.on('exit', (code, signal) => this.ended(code, signal));
     child.on('error', (error) => this.lose(`its engine's process failed: ${error.message}`));
-    let partial = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop()!.slice(-4096);
-      for (const line of lines) if (line.trim()) options.onStderr(line.slice(0, 1000));
-    });
+    if (child.stderr) createInterface({ input: child.stderr }).on('line', (line) => line.trim() && options.onStderr(line.slice(0, 1000)));
   }
 
   static async open(options: RemoteOptions, tables: readonly TableDefinition[]): Promise<RemoteDatabase> {
@@ -106,14 +102,11 @@ export class RemoteDatabase {
   }
 
   close(): void {
-    this.closed = true;
-    this.child.kill('SIGKILL');
-    this.failPending('the workspace mirror was closed');
+    this.end({ lost: false, reason: 'the workspace mirror was closed' });
   }
 
   private request(call: HostRequest['call'], args: unknown[], query = false): Promise<unknown> {
-    if (this.lostReason) return Promise.reject(this.lostError(this.lostReason, query));
-    if (this.closed) return Promise.reject(new Error('the workspace mirror was closed'));
+    if (this.over) return Promise.reject(this.failure(query));
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, query });
@@ -134,36 +127,35 @@ export class RemoteDatabase {
   }
 
   private ended(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.closed) return;
     this.lose(`its engine's process ended (${signal ?? `exit code ${code}`})`);
   }
 
-  /** The host is gone or going: ended, every request failed with why, the registry told once. */
+  /** The host went past a limit or died: ended, every request failed with why, and the registry told, once (never after a close). */
   private lose(reason: string): void {
-    if (this.lostReason || this.closed) return;
-    this.lostReason = reason;
+    if (this.end({ lost: true, reason })) this.options.onLost(reason);
+  }
+
+  /** Ends the host and fails what it held; false when it had already ended. */
+  private end(over: NonNullable<RemoteDatabase['over']>): boolean {
+    if (this.over) return false;
+    this.over = over;
     this.child.kill('SIGKILL');
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
-      pending.reject(this.lostError(reason, pending.query));
+      pending.reject(this.failure(pending.query));
     }
-    this.options.onLost(reason);
+    return true;
   }
 
-  private lostError(reason: string, query: boolean): Error {
+  private failure(query: boolean): Error {
+    const { lost, reason } = this.over!;
+    if (!lost) return new Error(reason);
     const what = `The workspace mirror was stopped: ${reason}.`;
     return query
       ? new QueryRefused(
           `${what} Only this workspace's mirror was affected; narrow the statement (no list or text built as large as an argument asks). On disk, the next question reopens the mirror from its file; in memory, sync_workspace reads it again.`,
         )
       : new Error(`${what} Ask again: the mirror reopens (on disk, from its file; in memory, empty until sync_workspace).`);
-  }
-
-  private failPending(reason: string): void {
-    for (const [id, pending] of this.pending) {
-      this.pending.delete(id);
-      pending.reject(new Error(reason));
-    }
   }
 }
 
