@@ -28,7 +28,8 @@ import { MAX_VIEW_BYTES, viewSizes } from '../../src/views/build.js';
 import { buildPackage } from '../release/build.js';
 import { contextCostReport } from '../support/context-cost.js';
 import { ROOT } from '../support/paths.js';
-import { childrenMemory, connectClients, loadRound, memoryOf, type HttpServerProcess, type LoadRound } from './http-load.js';
+import { memoryOf } from '../support/processes.js';
+import { childrenMemory, connectClients, loadRound, type HttpServerProcess, type LoadRound } from './http-load.js';
 import { figure, figuresLine, loadLine, machineLine, mb, median, ms, percentile, ratioFigure, say, times, verdict } from './report.js';
 import { BENCH_CALL as CALL, bundleFloor, startHttpServer, stdioEnv, type ServerKind as Kind } from './servers.js';
 

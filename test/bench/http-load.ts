@@ -4,11 +4,12 @@
  * latency, and the server process's CPU time from /proc (user + system clock ticks).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitForHealth } from '../support/network.js';
+import { childrenOf, memoryOf } from '../support/processes.js';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ): 100 on every Linux that Node runs on. */
 const TICKS_PER_SECOND = 100;
@@ -31,12 +32,6 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-export function memoryOf(pid: number): { peak: number; now: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
-}
-
 /**
  * Memory in MB of a process's children (a server's mirror hosts) together: `rss` and `peak` (VmHWM,
  * peaks summed: an upper bound of their peak at once) as each reports them, and `shared`, the pages
@@ -44,11 +39,10 @@ export function memoryOf(pid: number): { peak: number; now: number } {
  * counts twice. What a host adds to the machine is its RSS less `shared`.
  */
 export function childrenMemory(pid: number): { peak: number; rss: number; shared: number } {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
-  const sharedOf = (child: string) => Number(/^Shared_Clean:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
-  return children.reduce(
+  const sharedOf = (child: number) => Number(/^Shared_Clean:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  return childrenOf(pid).reduce(
     (sum, child) => {
-      const memory = memoryOf(Number(child));
+      const memory = memoryOf(child);
       return { peak: sum.peak + memory.peak, rss: sum.rss + memory.now, shared: sum.shared + sharedOf(child) };
     },
     { peak: 0, rss: 0, shared: 0 },

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svcMcpCommand } from '../support/built.js';
 import { connectProcess, initializeRequest, waitFor } from '../support/harness.js';
 import { startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { memoryOf } from '../support/processes.js';
 import { RUN_ENV } from '../support/run-env.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
@@ -22,7 +23,7 @@ const PROTOCOL = '2025-06-18';
 const FLOOD = 1_000;
 const sandbox = useStandaloneSandbox();
 
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+const rssOf = (pid: number) => memoryOf(pid).now * 1024 * 1024;
 const MB = 1024 * 1024;
 
 /**

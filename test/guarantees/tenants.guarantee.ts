@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initializeRequest, madeUpKey, waitFor } from '../support/harness.js';
 import { connectHttp, startHttpServerProcess, type HttpServerProcess } from '../support/http-harness.js';
+import { childrenOf, memoryOf } from '../support/processes.js';
 import { call, upstreamEnv, useStandaloneSandbox } from './support.js';
 
 /**
@@ -200,7 +201,7 @@ describe("§14 one tenant's query cannot take the server down", () => {
       const otherHeld = await call(other.client, 'query_workspace', count);
       expect(otherHeld.isError).toBeFalsy();
       // Each workspace's engine runs in a child of its own that was given no environment: no key, no secret.
-      const hosts = readdirSync(`/proc/${server.child.pid}/task`).flatMap((task) => readFileSync(`/proc/${server.child.pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+      const hosts = childrenOf(server.child.pid!);
       expect(hosts).toHaveLength(2);
       for (const host of hosts) {
         const environment = readFileSync(`/proc/${host}/environ`, 'utf8').split('\0').filter(Boolean);
@@ -211,7 +212,7 @@ describe("§14 one tenant's query cannot take the server down", () => {
       expect(JSON.stringify(huge.content)).toMatch(/past its ceiling of 640 MB/);
       expect(meanwhile.structuredContent?.rows).toEqual(otherHeld.structuredContent?.rows);
       // The server's own peak: the list was built, and ended, elsewhere.
-      const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
+      const peakMb = memoryOf(server.child.pid!).peak;
       expect(peakMb).toBeLessThan(400);
       expect(server.child.exitCode).toBeNull();
       // In memory, the workspace's mirror is read again on the next question, and says why.

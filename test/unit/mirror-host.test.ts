@@ -8,14 +8,14 @@ import { MirrorRegistry } from '../../src/mirror/registry.js';
 import type { WorkspaceMirror } from '../../src/mirror/mirror.js';
 import type { Change } from '../../src/mirror/schema.js';
 import { MIRROR_TABLES } from '../../tools/lib/mirror/tables.js';
+import { childrenOf } from '../support/processes.js';
 
 const SECRET = 'a-mirror-secret-of-at-least-32-chars!!';
 const batch = (index: number): Change[] => [{ insert: 'ids_seen', rows: [['tag_group', `group-${index}`, 'sync', 1_700_000_000_000 + index]] }];
 
 /** This process's mirror hosts, found by the operating system rather than by the registry that may have lost them. */
-function hosts(): string[] {
-  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
-  return children.filter((child) => {
+function hosts(): number[] {
+  return childrenOf(process.pid).filter((child) => {
     try {
       return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('mirror-host');
     } catch {
