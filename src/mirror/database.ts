@@ -16,7 +16,7 @@ type DuckDB = typeof import('@duckdb/node-api');
 let loading: Promise<DuckDB> | undefined;
 
 /** The engine's module, loaded once; rejects with a plain reason where the native package is missing (a bundle built for another platform). */
-export function loadEngine(): Promise<DuckDB> {
+function loadEngine(): Promise<DuckDB> {
   loading ??= import('@duckdb/node-api').catch((error: unknown) => {
     loading = undefined;
     throw new MirrorUnavailable(`the analytical engine (@duckdb/node-api) could not be loaded on this platform: ${(error as Error).message.split('\n')[0]}`);
@@ -249,7 +249,7 @@ function appendValue(engine: DuckDB, appender: DuckDBAppender, type: ColumnType,
 }
 
 /** Rows of a result as plain JSON-ready objects: bigints as numbers (strings beyond 2^53), times as ISO text. */
-export function plainRows(reader: { getRowObjectsJS(): Array<Record<string, unknown>> }): Array<Record<string, Plain>> {
+function plainRows(reader: { getRowObjectsJS(): Array<Record<string, unknown>> }): Array<Record<string, Plain>> {
   return reader.getRowObjectsJS().map((row) => {
     const plain: Record<string, Plain> = {};
     for (const key in row) plain[key] = toPlain(row[key]);
@@ -257,7 +257,7 @@ export function plainRows(reader: { getRowObjectsJS(): Array<Record<string, unkn
   });
 }
 
-export function toPlain(value: unknown): Plain {
+function toPlain(value: unknown): Plain {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();

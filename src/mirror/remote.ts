@@ -16,13 +16,13 @@ import type { HostOptions, HostReply, HostRequest } from './host-protocol.js';
 import type { TableDefinition } from './schema.js';
 
 /** How long past its time limit a query may go on (the engine's interrupt stops most within milliseconds) before its host is ended. */
-export const KILL_GRACE_MS = 1000;
+const KILL_GRACE_MS = 1000;
 
 /**
  * Resident memory a host may hold beyond the engine's own limit: Node and the engine's library
  * (about 90 MB at rest), a sync's batch in flight, and the engine's memory outside its buffers.
  */
-export const HOST_HEADROOM_MB = 384;
+const HOST_HEADROOM_MB = 384;
 
 export interface RemoteOptions {
   memoryLimitMb: number;
