@@ -8,6 +8,7 @@ import { MirrorRegistry } from '../../src/mirror/registry.js';
 import type { WorkspaceMirror } from '../../src/mirror/mirror.js';
 import type { Change } from '../../src/mirror/schema.js';
 import { MIRROR_TABLES } from '../../tools/lib/mirror/tables.js';
+import { waitFor } from '../support/harness.js';
 import { childrenOf } from '../support/processes.js';
 
 const SECRET = 'a-mirror-secret-of-at-least-32-chars!!';
@@ -40,6 +41,25 @@ describe("a workspace's mirror host, as a stranger would stress it", () => {
         await expect(registry.fitMemory(survivor)).resolves.toBeUndefined();
       }
       expect(await survivor.rows('SELECT count(*) AS n FROM ids_seen')).toEqual([{ n: 1 }]);
+    } finally {
+      await registry.closeAll();
+    }
+  });
+
+  it("ends a statement the interrupt cannot stop 1 s past its time limit, its own workspace's host only, and says why to the next question", async () => {
+    const registry = new MirrorRegistry({ config: { mirror: 'memory', mirrorMaxMb: 256, stateDir: os.tmpdir() }, tables: MIRROR_TABLES, logger: createLogger('silent') });
+    try {
+      const endless = await registry.get('svc_endless');
+      const other = await registry.get('svc_other');
+      await other.apply(batch(1));
+      // Small in memory (30 million elements, about 330 MB with the host), long in one uninterruptible call.
+      const stopped = endless.query('SELECT list_reduce(range(30000000), (a, b) -> a + b) AS n', { maxRows: 5, timeoutMs: 100 });
+      expect(await other.rows('SELECT count(*) AS n FROM ids_seen')).toEqual([{ n: 1 }]);
+      await expect(stopped).rejects.toThrow(/stopped: a query_workspace statement went on 1 s past its time limit of 0.1 s/);
+      const dropped = await waitFor(() => registry.droppedFor('svc_endless'), "the stopped mirror's reason");
+      expect(dropped.reason).toMatch(/^stopped \(a query_workspace statement went on 1 s/);
+      expect(await registry.held('svc_endless')).toBeUndefined();
+      expect(await other.rows('SELECT count(*) AS n FROM ids_seen')).toEqual([{ n: 1 }]);
     } finally {
       await registry.closeAll();
     }
